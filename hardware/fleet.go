@@ -1,0 +1,84 @@
+package hardware
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// NodeGroup is a number of identical nodes.
+type NodeGroup struct {
+	Type  string
+	Count int
+}
+
+// Failures is the failure model of one node: exponential times between
+// failures with mean MTBF, and a fixed repair time (both in seconds).
+// A zero MTBF means nodes never fail.
+type Failures struct {
+	MTBF   float64
+	Repair float64
+}
+
+// Enabled says whether nodes fail at all.
+func (f Failures) Enabled() bool { return f.MTBF > 0 }
+
+// NextFailure draws the time until a healthy node next fails.
+func (f Failures) NextFailure(r *rand.Rand) float64 { return r.ExpFloat64() * f.MTBF }
+
+// Fleet is what the nodes of a scenario are, resolved against a catalog.
+type Fleet struct {
+	Catalog  *Catalog
+	Groups   []NodeGroup
+	Failures Failures
+}
+
+// Types lists the distinct instance types of the fleet, in first-seen order.
+func (f *Fleet) Types() []*InstanceType {
+	var out []*InstanceType
+	seen := map[string]bool{}
+	for _, g := range f.Groups {
+		if seen[g.Type] {
+			continue
+		}
+		seen[g.Type] = true
+		t, _ := f.Catalog.Lookup(g.Type)
+		out = append(out, t)
+	}
+	return out
+}
+
+// Nodes returns the number of nodes of one type.
+func (f *Fleet) Nodes(typ string) int {
+	n := 0
+	for _, g := range f.Groups {
+		if g.Type == typ {
+			n += g.Count
+		}
+	}
+	return n
+}
+
+// Accelerators returns the installed accelerators of one type.
+func (f *Fleet) Accelerators(typ string) int {
+	t, ok := f.Catalog.Lookup(typ)
+	if !ok {
+		return 0
+	}
+	return f.Nodes(typ) * t.Accelerators
+}
+
+// Validate checks that every group names a known type and a positive count.
+func (f *Fleet) Validate() error {
+	if len(f.Groups) == 0 {
+		return fmt.Errorf("fleet has no nodes")
+	}
+	for i, g := range f.Groups {
+		if _, ok := f.Catalog.Lookup(g.Type); !ok {
+			return fmt.Errorf("fleet.nodes[%d]: unknown instance type %q", i, g.Type)
+		}
+		if g.Count <= 0 {
+			return fmt.Errorf("fleet.nodes[%d]: count must be > 0, got %d", i, g.Count)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,381 @@
+package policies
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Flavor assignment: for each podset and resource group, try the flavors in
+// order (the job's own preference list, else the queue's order) and rate each
+// one: it fits (maybe by borrowing), it needs preemption (of own lower
+// priority jobs, or reclaim of lent quota), or it cannot fit. Fungibility
+// decides whether to stop at the first usable flavor or look for a better
+// one. Kueue's flavorassigner, plus a check that the job also fits on nodes.
+
+type mode uint8
+
+const (
+	modeNoFit mode = iota
+	modeNoCandidates
+	modePreempt
+	modeReclaim
+	modeFit
+)
+
+type entry struct {
+	w          *Workload
+	q          int
+	qn         int
+	mode       mode
+	assignment [][]int
+	usage      []frQty
+	borrowing  int
+	frsNeed    []int
+	targets    []target
+	reason     string
+	place      placement
+	placeNeed  placeNeed
+	flavor     int // placement flavor (single-podset generic jobs)
+}
+
+type target struct {
+	w      *Workload
+	reason string
+}
+
+type flavorChoice struct {
+	f       int
+	mode    mode
+	borrow  int
+	targets []target
+	frsNeed []int
+	reason  string
+}
+
+// better reports whether a is preferred to b (Kueue isPreferred).
+func better(a, b *flavorChoice, pob bool) bool {
+	if b == nil {
+		return true
+	}
+	if a.mode == modeNoFit || b.mode == modeNoFit || a.mode == modeNoCandidates || b.mode == modeNoCandidates {
+		return a.mode > b.mode
+	}
+	if pob {
+		if a.borrow != b.borrow {
+			return a.borrow < b.borrow
+		}
+		return a.mode > b.mode
+	}
+	if a.mode != b.mode {
+		return a.mode > b.mode
+	}
+	return a.borrow < b.borrow
+}
+
+// flavorOrder lists the flavors of a group a job may try, in order.
+func (c *Core) flavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {
+	buf = buf[:0]
+	if w.Req.Compatible != nil {
+		for _, f := range w.Req.Compatible {
+			for _, fq := range g.Flavors {
+				if fq.Flavor == f {
+					buf = append(buf, f)
+					break
+				}
+			}
+		}
+		return buf
+	}
+	for _, fq := range g.Flavors {
+		buf = append(buf, fq.Flavor)
+	}
+	return buf
+}
+
+func groupHasFlavor(g *ResourceGroup, f int) bool {
+	for _, fq := range g.Flavors {
+		if fq.Flavor == f {
+			return true
+		}
+	}
+	return false
+}
+
+// canPreemptWhileBorrowing: borrowWithinCohort, or fair sharing with reclaim.
+func (c *Core) canPreemptWhileBorrowing(q int) bool {
+	spec := &c.m.Queues[q]
+	return spec.BorrowWithin != Never || (c.m.FairSharing.Enabled && spec.Reclaim != Never)
+}
+
+// mayReclaimInHierarchy: a subtree below the root would hold val.
+func (c *Core) mayReclaimInHierarchy(qn, fr int, v Qty) bool {
+	t := c.tree
+	nd := &t.nodes[qn]
+	if !(t.borrowingWith(qn, fr, v) && nd.parent >= 0) {
+		return nd.parent >= 0
+	}
+	remaining := v - t.localAvailable(qn, fr)
+	for p := nd.parent; p >= 0; p = t.nodes[p].parent {
+		if !t.borrowingWith(p, fr, remaining) {
+			return t.nodes[p].parent >= 0
+		}
+		remaining -= t.localAvailable(p, fr)
+	}
+	return false
+}
+
+// nominate computes a head's flavor assignment and, if it needs preemption,
+// its targets, against the current state.
+func (c *Core) nominate(e *entry) {
+	w := e.w
+	spec := &c.m.Queues[e.q]
+	nR := len(c.m.Resources)
+	e.assignment = make([][]int, len(w.shape.podsetCount()))
+	e.mode = modeFit
+	e.flavor = -1
+	acc := map[int]Qty{} // fr -> earlier podsets' usage of this job
+	var order []int
+	var flv [16]int
+	var reasons []string
+	for pi := range e.assignment {
+		e.assignment[pi] = make([]int, len(spec.Groups))
+		for gi := range spec.Groups {
+			g := &spec.Groups[gi]
+			e.assignment[pi][gi] = -1
+			if !c.requestsGroup(w, pi, g) {
+				continue
+			}
+			var best *flavorChoice
+			var why []string
+			for _, f := range c.flavorOrder(w, g, flv[:0]) {
+				if !forcedAllows(w, g, f) {
+					continue
+				}
+				ch := c.rateFlavor(e, pi, g, f, acc)
+				if ch.reason != "" {
+					why = append(why, ch.reason)
+				}
+				if ch.mode == modeNoFit || ch.mode == modeNoCandidates {
+					if best == nil || better(&ch, best, spec.Fungibility.PreemptionOverBorrowing) {
+						cp := ch
+						best = &cp
+					}
+					continue
+				}
+				if better(&ch, best, spec.Fungibility.PreemptionOverBorrowing) {
+					cp := ch
+					best = &cp
+				}
+				if ch.mode == modeFit && (ch.borrow == 0 || !spec.Fungibility.WhenCanBorrowTryNext) {
+					break
+				}
+				if (ch.mode == modePreempt || ch.mode == modeReclaim) && spec.Fungibility.WhenCanPreemptStop {
+					break
+				}
+			}
+			if best == nil {
+				best = &flavorChoice{f: -1, mode: modeNoFit}
+				why = append(why, "no compatible instance type in the team's quota")
+			}
+			if best.mode == modeNoFit || best.mode == modeNoCandidates {
+				reasons = append(reasons, why...)
+			}
+			if best.mode < e.mode {
+				e.mode = best.mode
+			}
+			if best.f < 0 {
+				continue
+			}
+			e.assignment[pi][gi] = best.f
+			e.borrowing = max(e.borrowing, best.borrow)
+			e.frsNeed = append(e.frsNeed, best.frsNeed...)
+			if best.mode == modePreempt || best.mode == modeReclaim {
+				e.targets = best.targets
+			}
+			if e.flavor < 0 {
+				e.flavor = best.f
+			}
+			n := c.need(w.shape, best.f)
+			for _, r := range g.Resources {
+				if v := n.podsets[pi][r]; v > 0 {
+					fr := best.f*nR + r
+					if _, ok := acc[fr]; !ok {
+						order = append(order, fr)
+					}
+					acc[fr] += v
+				}
+			}
+		}
+	}
+	for _, fr := range order {
+		e.usage = append(e.usage, frQty{fr, acc[fr]})
+	}
+	if e.mode == modeNoFit || e.mode == modeNoCandidates {
+		e.reason = strings.Join(dedupe(reasons), "; ")
+		return
+	}
+	if e.mode == modePreempt || e.mode == modeReclaim {
+		// Multi-podset or multi-group jobs: targets for the whole assignment.
+		if len(e.assignment) > 1 || len(spec.Groups) > 1 {
+			e.targets = c.findTargets(e)
+		}
+		if len(e.targets) == 0 {
+			e.mode = modeNoCandidates
+			e.reason = "needs preemption but no running job may be preempted for it"
+		}
+	}
+	if e.flavor >= 0 && c.pools[e.flavor] != nil {
+		e.placeNeed = c.need(w.shape, e.flavor).place
+	}
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (s *shape) podsetCount() []struct{} {
+	if s.generic {
+		return make([]struct{}, 1)
+	}
+	return make([]struct{}, len(s.req.PodSets))
+}
+
+// requestsGroup says whether podset pi asks for any resource of group g on
+// some flavor.
+func (c *Core) requestsGroup(w *Workload, pi int, g *ResourceGroup) bool {
+	if w.shape.generic {
+		return true
+	}
+	for _, r := range g.Resources {
+		if w.shape.req.PodSets[pi].PerPod[r] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rateFlavor classifies one flavor for one podset.
+func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc map[int]Qty) flavorChoice {
+	w := e.w
+	t := c.tree
+	nR := len(c.m.Resources)
+	fname := c.m.Flavors[f].Name
+	ch := flavorChoice{f: f, mode: modeFit}
+	n := c.need(w.shape, f)
+	if !n.ok {
+		return flavorChoice{f: f, mode: modeNoFit, reason: fmt.Sprintf("%s: the job does not fit on one of its nodes' resources", fname)}
+	}
+	qnode := &t.nodes[e.qn]
+	preemptPossible := true
+	for _, r := range g.Resources {
+		req := n.podsets[pi][r]
+		if req <= 0 {
+			continue
+		}
+		fr := f*nR + r
+		if !qnode.declared[fr] {
+			return flavorChoice{f: f, mode: modeNoFit, reason: fmt.Sprintf("%s: no quota for %s", fname, c.m.Resources[r])}
+		}
+		val := acc[fr] + req
+		if val > t.potentialAvailable(e.qn, fr) {
+			return flavorChoice{f: f, mode: modeNoFit, reason: fmt.Sprintf("%s: asks %s %s, more than the team could ever get (%s: quota plus borrowing limit)",
+				fname, fmtQty(val), c.m.Resources[r], fmtQty(t.potentialAvailable(e.qn, fr)))}
+		}
+		if val <= t.queueAvailable(e.qn, fr) {
+			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, fr, val))
+			continue
+		}
+		ch.frsNeed = append(ch.frsNeed, fr)
+		if !(val <= qnode.quota[fr].Nominal || c.mayReclaimInHierarchy(e.qn, fr, val) || c.canPreemptWhileBorrowing(e.q)) {
+			preemptPossible = false
+			ch.reason = fmt.Sprintf("%s: %s %s free to the team, %s needed, and it may not preempt beyond its quota",
+				fname, fmtQty(t.queueAvailable(e.qn, fr)), c.m.Resources[r], fmtQty(val))
+		}
+		if ch.mode == modeFit {
+			ch.mode = modePreempt
+		}
+	}
+	// Room on nodes, where they are modelled.
+	if p := c.pools[f]; p != nil && ch.mode == modeFit && !p.fits(n.place) {
+		ch.mode = modePreempt
+		if fs := &c.m.Flavors[f]; fs.AccelResource >= 0 {
+			ch.frsNeed = append(ch.frsNeed, f*nR+fs.AccelResource)
+		}
+	}
+	if ch.mode == modeFit {
+		return ch
+	}
+	if !preemptPossible {
+		ch.mode = modeNoFit
+		return ch
+	}
+	if w.shape.generic || len(e.w.shape.req.PodSets) == 1 {
+		sub := entry{w: w, q: e.q, qn: e.qn, frsNeed: ch.frsNeed, flavor: f}
+		sub.usage = c.usageFor(w, pi, g, f, acc)
+		if p := c.pools[f]; p != nil {
+			sub.placeNeed = n.place
+		}
+		ch.targets = c.findTargets(&sub)
+		if len(ch.targets) == 0 {
+			ch.mode = modeNoCandidates
+			ch.reason = fmt.Sprintf("%s: not enough free and no running job may be preempted for it", fname)
+			return ch
+		}
+		ch.mode = modeReclaim
+		for _, tg := range ch.targets {
+			if tg.w.Queue == e.q {
+				ch.mode = modePreempt
+			}
+		}
+		// Borrowing level once the targets are gone.
+		c.removeTargets(ch.targets)
+		ch.borrow = 0
+		for _, u := range sub.usage {
+			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, u.fr, u.q))
+		}
+		c.restoreTargets(ch.targets)
+	}
+	return ch
+}
+
+func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc map[int]Qty) []frQty {
+	nR := len(c.m.Resources)
+	n := c.need(w.shape, f)
+	var u []frQty
+	for fr, v := range acc {
+		if fr/nR != f {
+			u = append(u, frQty{fr, v})
+		}
+	}
+	for _, r := range g.Resources {
+		if v := n.podsets[pi][r]; v > 0 {
+			u = append(u, frQty{f*nR + r, acc[f*nR+r] + v})
+		}
+	}
+	return u
+}
+
+func fmtQty(q Qty) string {
+	if q%Milli == 0 {
+		return fmt.Sprintf("%d", q/Milli)
+	}
+	return fmt.Sprintf("%g", float64(q)/float64(Milli))
+}
+
+// forcedAllows applies a snapshot's forced flavor per resource.
+func forcedAllows(w *Workload, g *ResourceGroup, f int) bool {
+	for _, r := range g.Resources {
+		if ff, ok := w.ForcedFlavors[r]; ok && ff != f {
+			return false
+		}
+	}
+	return true
+}

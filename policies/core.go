@@ -1,0 +1,440 @@
+package policies
+
+import (
+	"fmt"
+	"math"
+)
+
+// Core is the scheduling state machine. It is not safe for concurrent use;
+// each simulation or live controller owns one.
+type Core struct {
+	m      *Model
+	tree   *quotaTree
+	pools  []*pool // per flavor; nil when the flavor's nodes are not modelled
+	queues []queueState
+	shapes map[string]*shape
+	gen    []int64 // per tree root: bumped when capacity is freed under it
+
+	plan   Plan
+	cycles int64
+	now    float64
+
+	// per-cycle scratch
+	claimed     map[*Workload]bool
+	claimedList []*Workload
+	reserved    []reservation
+	scratch     scratch
+
+	afs   *afsState
+	fifo  *fifoState
+	batch *batchState
+}
+
+type reservation struct {
+	node  int
+	usage []frQty
+}
+
+type scratch struct {
+	rem  []frQty
+	rem2 []frQty
+	buf  []int32
+}
+
+// NewCore builds a core for a model. The model must not change afterwards
+// except through the core's methods.
+func NewCore(m *Model) (*Core, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Core{m: m, shapes: map[string]*shape{}, claimed: map[*Workload]bool{}}
+	c.tree = newQuotaTree(m)
+	c.gen = make([]int64, len(c.tree.nodes))
+	c.queues = make([]queueState, len(m.Queues))
+	for i := range c.queues {
+		c.queues[i].byKey = map[subKey]*subQueue{}
+	}
+	c.pools = make([]*pool, len(m.Flavors))
+	if m.NodesModelled {
+		for i, f := range m.Flavors {
+			if f.Nodes >= 0 {
+				c.pools[i] = newPool(f.NodeAccel, f.NodeVCPU, f.NodeMem, f.Nodes)
+			}
+		}
+	}
+	if m.AdmissionFairSharingHalfLife > 0 {
+		c.afs = newAFS(len(m.Queues), m.AdmissionFairSharingHalfLife)
+	}
+	switch m.Kind {
+	case KindFIFO, KindPriority:
+		c.fifo = newFIFO(m.Kind == KindFIFO)
+	case KindFairShare:
+		c.batch = newBatch(m, c)
+	case KindQuota, "":
+	default:
+		return nil, fmt.Errorf("unknown policy kind %q", m.Kind)
+	}
+	return c, nil
+}
+
+// Model returns the core's model.
+func (c *Core) Model() *Model { return c.m }
+
+// Cycles counts scheduling cycles run so far.
+func (c *Core) Cycles() int64 { return c.cycles }
+
+func (c *Core) internShape(r *Request) *shape {
+	k := r.key()
+	if s, ok := c.shapes[k]; ok {
+		return s
+	}
+	s := &shape{id: len(c.shapes), req: *r, generic: len(r.PodSets) == 0, perFlavor: make([]flavorNeed, len(c.m.Flavors))}
+	c.shapes[k] = s
+	return s
+}
+
+// need returns what a shape asks of one flavor (computed once).
+func (c *Core) need(s *shape, f int) *flavorNeed {
+	n := &s.perFlavor[f]
+	if n.computed {
+		return n
+	}
+	n.computed = true
+	fs := &c.m.Flavors[f]
+	nR := len(c.m.Resources)
+	if !s.generic {
+		n.ok = true
+		for _, ps := range s.req.PodSets {
+			v := make([]Qty, nR)
+			for r, q := range ps.PerPod {
+				v[r] = q * Qty(ps.Count)
+			}
+			n.podsets = append(n.podsets, v)
+		}
+		return n
+	}
+	a, cpu, mem := s.req.Accel, s.req.VCPU, s.req.Mem
+	if p := c.pools[f]; p != nil {
+		pn, ok := p.need(a, cpu, mem)
+		if !ok {
+			return n
+		}
+		n.place = pn
+		if pn.whole {
+			k := Qty(pn.nodes)
+			a, cpu, mem = p.capA*k, p.capC*k, p.capM*k
+		}
+	}
+	if a > 0 && fs.AccelResource < 0 {
+		return n
+	}
+	v := make([]Qty, nR)
+	if fs.AccelResource >= 0 {
+		v[fs.AccelResource] = a
+	}
+	if fs.CPUResource >= 0 {
+		v[fs.CPUResource] = cpu
+	}
+	if fs.MemResource >= 0 {
+		v[fs.MemResource] = mem
+	}
+	n.ok = true
+	n.podsets = [][]Qty{v}
+	return n
+}
+
+// Submit queues a new job.
+func (c *Core) Submit(w *Workload) error {
+	if w.Queue < 0 || w.Queue >= len(c.queues) {
+		return fmt.Errorf("job %s: unknown queue %d", w.Name, w.Queue)
+	}
+	w.shape = c.internShape(&w.Req)
+	w.state = statePending
+	w.queuePos, w.heapIdx = -1, -1
+	c.enqueue(w)
+	return nil
+}
+
+func (c *Core) enqueue(w *Workload) {
+	switch {
+	case c.fifo != nil:
+		c.fifo.push(w)
+	case c.batch != nil:
+		c.batch.push(w)
+	default:
+		c.queues[w.Queue].push(w, c.m.Queues[w.Queue].FirstCome)
+	}
+}
+
+func (c *Core) dequeue(w *Workload) {
+	switch {
+	case c.fifo != nil:
+		c.fifo.remove(w)
+	case c.batch != nil:
+		c.batch.remove(w)
+	default:
+		c.queues[w.Queue].remove(w, c.m.Queues[w.Queue].FirstCome)
+	}
+}
+
+// AddAdmitted records a job that already holds quota (a snapshot's running
+// jobs): assignment is the flavor per podset per resource group.
+func (c *Core) AddAdmitted(w *Workload, assignment [][]int, admittedAt float64, evicting bool) error {
+	if w.Queue < 0 || w.Queue >= len(c.queues) {
+		return fmt.Errorf("job %s: unknown queue %d", w.Name, w.Queue)
+	}
+	w.shape = c.internShape(&w.Req)
+	w.queuePos, w.heapIdx = -1, -1
+	usage, err := c.usageOf(w, assignment)
+	if err != nil {
+		return err
+	}
+	c.commit(w, assignment, usage, placement{flavor: -1}, admittedAt)
+	if evicting {
+		w.state = stateEvicting
+	}
+	return nil
+}
+
+// usageOf sums a job's quota usage for an assignment.
+func (c *Core) usageOf(w *Workload, assignment [][]int) ([]frQty, error) {
+	q := &c.m.Queues[w.Queue]
+	nR := len(c.m.Resources)
+	acc := map[int]Qty{}
+	var order []int
+	for pi := range assignment {
+		for gi, f := range assignment[pi] {
+			if f < 0 {
+				continue
+			}
+			n := c.need(w.shape, f)
+			if !n.ok {
+				return nil, fmt.Errorf("job %s cannot run on flavor %s", w.Name, c.m.Flavors[f].Name)
+			}
+			for _, r := range q.Groups[gi].Resources {
+				if v := n.podsets[pi][r]; v > 0 {
+					fr := f*nR + r
+					if _, ok := acc[fr]; !ok {
+						order = append(order, fr)
+					}
+					acc[fr] += v
+				}
+			}
+		}
+	}
+	out := make([]frQty, 0, len(order))
+	for _, fr := range order {
+		out = append(out, frQty{fr, acc[fr]})
+	}
+	return out, nil
+}
+
+// commit admits a job: quota usage, nodes, and the team's admitted list.
+func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placement, now float64) {
+	w.assignment = assignment
+	w.usage = usage
+	w.place = pl
+	w.admittedAt = now
+	w.state = stateAdmitted
+	w.waiting = false
+	if c.tree != nil && len(c.tree.qNode) > w.Queue {
+		c.tree.addAll(c.tree.qNode[w.Queue], usage)
+	}
+	if pl.flavor >= 0 && c.pools[pl.flavor] != nil && len(pl.nodes) > 0 {
+		c.pools[pl.flavor].occupy(&w.place)
+	}
+	if pl.flavor < 0 && len(usage) > 0 && w.place.heldA == 0 {
+		w.place.heldA = accelOf(c.m, usage)
+	}
+	c.queues[w.Queue].addAdmitted(w)
+	if c.afs != nil {
+		c.afs.admit(w, now)
+	}
+	if c.batch != nil {
+		c.batch.admit(w, now)
+	}
+}
+
+func accelOf(m *Model, usage []frQty) Qty {
+	nR := len(m.Resources)
+	var s Qty
+	for _, u := range usage {
+		f, r := u.fr/nR, u.fr%nR
+		if m.Flavors[f].AccelResource == r {
+			s += u.q
+		}
+	}
+	return s
+}
+
+// release undoes commit and bumps the capacity generation.
+func (c *Core) release(w *Workload) {
+	if c.tree != nil {
+		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
+	}
+	if pl := &w.place; pl.flavor >= 0 && c.pools[pl.flavor] != nil && len(pl.nodes) > 0 {
+		c.pools[pl.flavor].release(pl)
+	}
+	c.queues[w.Queue].removeAdmitted(w)
+	if c.afs != nil {
+		c.afs.release(w, c.now)
+	}
+	if c.batch != nil {
+		c.batch.release(w, c.now)
+	}
+	c.capacityFreed(w.Queue)
+	w.usage = nil
+	w.place = placement{flavor: -1, nodes: w.place.nodes[:0]}
+}
+
+func (c *Core) capacityFreed(queue int) {
+	if c.tree == nil || len(c.tree.qNode) == 0 {
+		return
+	}
+	c.gen[c.tree.rootOf[c.tree.qNode[queue]]]++
+}
+
+func (c *Core) capacityFreedAll() {
+	for i := range c.gen {
+		c.gen[i]++
+	}
+}
+
+// Finish removes a job for good (completed, failed or cancelled).
+func (c *Core) Finish(w *Workload, now float64) {
+	c.now = now
+	switch w.state {
+	case stateAdmitted, stateEvicting:
+		c.release(w)
+	case statePending:
+		c.dequeue(w)
+	}
+	w.state = stateGone
+}
+
+// Requeue releases a running job (its eviction completed, or its node
+// failed) and puts it back in its queue with its original queue position.
+func (c *Core) Requeue(w *Workload, now float64) {
+	c.now = now
+	if w.state == stateAdmitted || w.state == stateEvicting {
+		c.release(w)
+	}
+	w.state = statePending
+	w.assignment = nil
+	c.enqueue(w)
+}
+
+// SetNodeHealthy marks a node of a flavor up or down. Jobs on a node that
+// goes down must be requeued or finished by the caller first.
+func (c *Core) SetNodeHealthy(flavor int, node int32, up bool) {
+	if p := c.pools[flavor]; p != nil {
+		p.setHealthy(node, up)
+		if up {
+			c.capacityFreedAll()
+		}
+	}
+}
+
+// AddNodes grows a flavor's pool by n healthy nodes and returns the index of
+// the first new node.
+func (c *Core) AddNodes(flavor, n int) int32 {
+	p := c.pools[flavor]
+	if p == nil {
+		return -1
+	}
+	first := int32(len(p.nodes))
+	p.grow(n)
+	c.m.Flavors[flavor].Nodes += n
+	c.capacityFreedAll()
+	return first
+}
+
+// JobsOnNode lists the admitted jobs that occupy a node.
+func (c *Core) JobsOnNode(flavor int, node int32) []*Workload {
+	var out []*Workload
+	for qi := range c.queues {
+		for _, w := range c.queues[qi].admitted {
+			if w.place.flavor != flavor {
+				continue
+			}
+			for _, n := range w.place.nodes {
+				if n == node {
+					out = append(out, w)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// PickNodesToRemove chooses n healthy nodes of a flavor to take out of the
+// fleet, free ones first, and marks them down; the caller requeues jobs on them.
+func (c *Core) PickNodesToRemove(flavor, n int) []int32 {
+	p := c.pools[flavor]
+	if p == nil {
+		return nil
+	}
+	var out []int32
+	for len(out) < n && len(p.whole) > 0 {
+		i := p.whole[len(p.whole)-1]
+		p.setHealthy(i, false)
+		out = append(out, i)
+	}
+	for i := int32(len(p.nodes)) - 1; i >= 0 && len(out) < n; i-- {
+		if p.nodes[i].healthy {
+			p.setHealthy(i, false)
+			out = append(out, i)
+		}
+	}
+	c.m.Flavors[flavor].Nodes -= len(out)
+	return out
+}
+
+// SetQuota changes a queue's nominal quota of one flavor and resource.
+func (c *Core) SetQuota(queue, flavor, resource int, nominal Qty) {
+	fr := flavor*len(c.m.Resources) + resource
+	n := c.tree.qNode[queue]
+	c.tree.nodes[n].quota[fr].Nominal = nominal
+	c.tree.nodes[n].declared[fr] = true
+	for gi := range c.m.Queues[queue].Groups {
+		for fi := range c.m.Queues[queue].Groups[gi].Flavors {
+			fq := &c.m.Queues[queue].Groups[gi].Flavors[fi]
+			if fq.Flavor == flavor {
+				q := fq.Quotas[resource]
+				q.Nominal = nominal
+				fq.Quotas[resource] = q
+			}
+		}
+	}
+	c.tree.recompute()
+	c.capacityFreedAll()
+}
+
+// Pending counts jobs waiting in the queues.
+func (c *Core) Pending() int {
+	switch {
+	case c.fifo != nil:
+		return c.fifo.len()
+	case c.batch != nil:
+		return c.batch.pending
+	}
+	n := 0
+	for i := range c.queues {
+		n += c.queues[i].pending
+	}
+	return n
+}
+
+// LostWork is the running time a job would lose if stopped now: the time
+// since its last periodic checkpoint (or since it started, without one).
+func (w *Workload) LostWork(now float64) float64 {
+	run := now - w.RunStart
+	if run <= 0 {
+		return 0
+	}
+	if w.CheckpointInterval > 0 {
+		return math.Mod(run, w.CheckpointInterval)
+	}
+	return run
+}

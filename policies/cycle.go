@@ -1,0 +1,373 @@
+package policies
+
+import "sort"
+
+// One scheduling cycle of the quota policy (Kueue's scheduler loop): every
+// team offers its head; each head gets a flavor assignment against the same
+// state; the heads are ordered (by borrowing level, priority and age, or by
+// a fair-sharing tournament); then each is admitted, preempts, or is set
+// aside, seeing the admissions made before it in the cycle. Schedule repeats
+// cycles at one instant until one changes nothing.
+
+func (c *Core) parked(q int, s *subQueue) bool {
+	if s.parked < 0 {
+		return false
+	}
+	return s.parked == c.gen[c.tree.rootOf[c.tree.qNode[q]]]
+}
+
+func (c *Core) park(w *Workload) {
+	if s := w.sub; s != nil {
+		s.parked = c.gen[c.tree.rootOf[c.tree.qNode[w.Queue]]]
+	}
+}
+
+// queueBefore orders two heads of sub-queues of one team.
+func (c *Core) queueBefore(q int, a, b *Workload) bool {
+	if c.afs != nil && a.User != b.User {
+		sa, sb := c.afs.score(q, a.User, c.now), c.afs.score(q, b.User, c.now)
+		if sa != sb {
+			return sa < sb
+		}
+	}
+	return before(a, b, c.m.Queues[q].FirstCome)
+}
+
+func (c *Core) head(q int) *Workload {
+	qs := &c.queues[q]
+	if qs.sticky != nil && qs.sticky.state == statePending && qs.sticky.waiting {
+		return qs.sticky
+	}
+	strict := c.m.Queues[q].Strategy == StrictFIFO
+	var best *Workload
+	for _, s := range qs.subs {
+		if len(s.h) == 0 || (!strict && c.parked(q, s)) {
+			continue
+		}
+		if top := s.h[0]; best == nil || c.queueBefore(q, top, best) {
+			best = top
+		}
+	}
+	return best
+}
+
+func (c *Core) quotaCycle(now float64) bool {
+	var entries []entry
+	for q := range c.queues {
+		if c.queues[q].pending == 0 {
+			continue
+		}
+		if h := c.head(q); h != nil {
+			entries = append(entries, entry{w: h, q: q, qn: c.tree.qNode[q]})
+		}
+	}
+	if len(entries) == 0 {
+		return false
+	}
+	c.cycles++
+	for i := range entries {
+		c.nominate(&entries[i])
+	}
+	progress := false
+	if c.m.FairSharing.Enabled {
+		done := make([]bool, len(entries))
+		for left := len(entries); left > 0; left-- {
+			i := c.tournamentPick(entries, done)
+			done[i] = true
+			if c.process(&entries[i], now) {
+				progress = true
+			}
+		}
+	} else {
+		idx := make([]int, len(entries))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return c.classicalBefore(&entries[idx[a]], &entries[idx[b]]) })
+		for _, i := range idx {
+			if c.process(&entries[i], now) {
+				progress = true
+			}
+		}
+	}
+	for _, r := range c.reserved {
+		c.tree.removeAll(r.node, r.usage)
+	}
+	c.reserved = c.reserved[:0]
+	clear(c.claimed)
+	c.claimedList = c.claimedList[:0]
+	return progress
+}
+
+func (c *Core) classicalBefore(a, b *entry) bool {
+	if a.borrowing != b.borrowing {
+		return a.borrowing < b.borrowing
+	}
+	if !c.m.IdleFirstCome && a.w.Priority != b.w.Priority {
+		return a.w.Priority > b.w.Priority
+	}
+	if a.w.Order != b.w.Order {
+		return a.w.Order < b.w.Order
+	}
+	return a.w.Seq < b.w.Seq
+}
+
+// tournamentPick chooses the next entry under fair sharing.
+func (c *Core) tournamentPick(entries []entry, done []bool) int {
+	first := -1
+	for i := range entries {
+		if !done[i] {
+			first = i
+			break
+		}
+	}
+	t := c.tree
+	if t.nodes[entries[first].qn].parent < 0 {
+		return first
+	}
+	byNode := map[int]int{}
+	for i := range entries {
+		if !done[i] {
+			byNode[entries[i].qn] = i
+		}
+	}
+	return c.tournament(t.rootOf[entries[first].qn], entries, byNode)
+}
+
+func (c *Core) tournament(cohort int, entries []entry, byNode map[int]int) int {
+	t := c.tree
+	var cands []int
+	for _, ch := range t.nodes[cohort].cohorts {
+		if w := c.tournament(ch, entries, byNode); w >= 0 {
+			cands = append(cands, w)
+		}
+	}
+	for _, qn := range t.nodes[cohort].queues {
+		if i, ok := byNode[qn]; ok {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return -1
+	}
+	best := cands[0]
+	for _, i := range cands[1:] {
+		if c.tournamentLess(&entries[i], &entries[best], cohort) {
+			best = i
+		}
+	}
+	return best
+}
+
+// childUnder returns the child of cohort on the path up from node n.
+func (c *Core) childUnder(cohort, n int) int {
+	for c.tree.nodes[n].parent != cohort {
+		n = c.tree.nodes[n].parent
+	}
+	return n
+}
+
+func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
+	t := c.tree
+	ca, cb := c.childUnder(cohort, a.qn), c.childUnder(cohort, b.qn)
+	t.addAll(a.qn, a.usage)
+	da, ba := c.shareOf(ca), c.borrowingOnUsage(ca, a.usage)
+	t.removeAll(a.qn, a.usage)
+	t.addAll(b.qn, b.usage)
+	db, bb := c.shareOf(cb), c.borrowingOnUsage(cb, b.usage)
+	t.removeAll(b.qn, b.usage)
+	if ba != bb {
+		return !ba
+	}
+	if k := cmpDRS(da, db); k != 0 {
+		return k < 0
+	}
+	if a.w.Priority != b.w.Priority {
+		return a.w.Priority > b.w.Priority
+	}
+	if a.w.Order != b.w.Order {
+		return a.w.Order < b.w.Order
+	}
+	return a.w.Seq < b.w.Seq
+}
+
+func (c *Core) borrowingOnUsage(n int, usage []frQty) bool {
+	nd := &c.tree.nodes[n]
+	for _, u := range usage {
+		if nd.usage[u.fr] > nd.subtree[u.fr] {
+			return true
+		}
+	}
+	return false
+}
+
+// process carries out one nominated head; it reports whether anything changed.
+func (c *Core) process(e *entry, now float64) bool {
+	w := e.w
+	strict := c.m.Queues[e.q].Strategy == StrictFIFO
+	setAside := func(reason string) bool {
+		w.lastReason = reason
+		w.waiting = false
+		if c.queues[e.q].sticky == w {
+			c.queues[e.q].sticky = nil
+		}
+		if strict {
+			return false
+		}
+		c.park(w)
+		return true
+	}
+	switch e.mode {
+	case modeNoFit:
+		return setAside(e.reason)
+	case modeNoCandidates:
+		if c.m.Queues[e.q].Reclaim != Any {
+			c.reserve(e)
+		}
+		return setAside(e.reason)
+	case modePreempt, modeReclaim:
+		overlap := false
+		for _, t := range e.targets {
+			if c.claimed[t.w] {
+				overlap = true
+			}
+		}
+		c.removeClaimedQuota()
+		if overlap {
+			ok := c.fits(e, true)
+			c.restoreClaimedQuota()
+			if ok {
+				c.reserveFull(e)
+				w.waiting = true
+				c.queues[e.q].sticky = w
+				w.lastReason = "waiting for jobs preempted by another job to stop"
+				return false
+			}
+			w.lastReason = "its preemption targets were taken by another job this cycle"
+			return false
+		}
+		c.removeTargetsQuota(e.targets)
+		ok := c.quotaFitsOnly(e)
+		c.restoreTargetsQuota(e.targets)
+		c.restoreClaimedQuota()
+		if !ok {
+			w.lastReason = "no longer fits after other admissions this cycle"
+			return false
+		}
+		c.reserveFull(e)
+		issued := false
+		for _, t := range e.targets {
+			if !c.claimed[t.w] {
+				c.claimed[t.w] = true
+				c.claimedList = append(c.claimedList, t.w)
+			}
+			if t.w.state == stateEvicting {
+				continue
+			}
+			t.w.state = stateEvicting
+			c.plan.Preempted = append(c.plan.Preempted, Preemption{W: t.w, By: w, Reason: t.reason})
+			issued = true
+		}
+		w.waiting = true
+		c.queues[e.q].sticky = w
+		w.lastReason = "waiting for preempted jobs to stop"
+		return issued
+	}
+	// Fit.
+	c.removeClaimedQuota()
+	ok := c.quotaFitsOnly(e)
+	c.restoreClaimedQuota()
+	var pl placement
+	if ok && e.flavor >= 0 && c.pools[e.flavor] != nil {
+		pl.nodes = w.place.nodes[:0]
+		ok = c.pools[e.flavor].place(e.flavor, e.placeNeed, &pl)
+	} else {
+		pl.flavor = -1
+	}
+	if !ok {
+		w.lastReason = "another job took the capacity it was about to use"
+		return false
+	}
+	c.admit(w, e, pl, now)
+	return true
+}
+
+func (c *Core) admit(w *Workload, e *entry, pl placement, now float64) {
+	c.dequeue(w)
+	w.waiting = false
+	w.lastReason = ""
+	c.commit(w, e.assignment, e.usage, pl, now)
+	c.plan.Admitted = append(c.plan.Admitted, Admission{W: w, Borrowing: e.borrowing > 0})
+}
+
+// quotaFitsOnly checks quota alone (nodes are checked when placing).
+func (c *Core) quotaFitsOnly(e *entry) bool {
+	t := c.tree
+	for _, u := range e.usage {
+		if u.q > t.queueAvailable(e.qn, u.fr) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Core) removeClaimedQuota() {
+	for _, w := range c.claimedList {
+		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
+	}
+}
+
+func (c *Core) restoreClaimedQuota() {
+	for _, w := range c.claimedList {
+		c.tree.addAll(c.tree.qNode[w.Queue], w.usage)
+	}
+}
+
+func (c *Core) removeTargetsQuota(ts []target) {
+	for _, t := range ts {
+		if !c.claimed[t.w] {
+			c.tree.removeAll(c.tree.qNode[t.w.Queue], t.w.usage)
+		}
+	}
+}
+
+func (c *Core) restoreTargetsQuota(ts []target) {
+	for _, t := range ts {
+		if !c.claimed[t.w] {
+			c.tree.addAll(c.tree.qNode[t.w.Queue], t.w.usage)
+		}
+	}
+}
+
+func (c *Core) reserveFull(e *entry) {
+	u := append([]frQty(nil), e.usage...)
+	c.tree.addAll(e.qn, u)
+	c.reserved = append(c.reserved, reservation{e.qn, u})
+}
+
+// reserve holds quota for a head that needs preemption but found no victims
+// and cannot count on reclaiming later, so that lower-ranked heads cannot
+// borrow what it is entitled to (Kueue reserveCapacityForUnreclaimablePreempt).
+func (c *Core) reserve(e *entry) {
+	t := c.tree
+	nd := &t.nodes[e.qn]
+	var u []frQty
+	for _, x := range e.usage {
+		q := nd.quota[x.fr]
+		var r Qty
+		if e.borrowing > 0 {
+			if q.HasBorrow {
+				r = min(x.q, q.Nominal+q.BorrowLimit-nd.usage[x.fr])
+			} else {
+				r = x.q
+			}
+		} else {
+			r = max(0, min(x.q, q.Nominal-nd.usage[x.fr]))
+		}
+		if r > 0 {
+			u = append(u, frQty{x.fr, r})
+		}
+	}
+	t.addAll(e.qn, u)
+	c.reserved = append(c.reserved, reservation{e.qn, u})
+}

@@ -1,0 +1,99 @@
+package policies
+
+import "math"
+
+// Dominant resource share (Kueue fair sharing): for a node with a parent,
+// what it borrows beyond its own subtree quota, per resource summed over
+// flavors, as a share of what the parent could lend of that resource; the
+// largest share over resources, divided by the node's weight. A node within
+// its quota has share 0; a zero-weight node that borrows has +Inf.
+
+type drs struct {
+	ratio     float64 // unweighted, per mille
+	weight    float64
+	borrowing bool
+}
+
+func (d drs) weighted() float64 {
+	if !d.borrowing {
+		return 0
+	}
+	if d.weight == 0 {
+		return math.Inf(1)
+	}
+	return d.ratio / d.weight
+}
+
+// cmpDRS orders two shares: negative if a < b.
+func cmpDRS(a, b drs) int {
+	az := a.borrowing && a.weight == 0
+	bz := b.borrowing && b.weight == 0
+	switch {
+	case az && bz:
+		return cmpFloat(a.ratio, b.ratio)
+	case az:
+		return 1
+	case bz:
+		return -1
+	}
+	return cmpFloat(a.weighted(), b.weighted())
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// shareOf computes a node's dominant resource share from current usage.
+func (c *Core) shareOf(n int) drs {
+	t := c.tree
+	nd := &t.nodes[n]
+	d := drs{weight: nd.weight}
+	if nd.parent < 0 {
+		return d
+	}
+	nR := t.nRes
+	var best float64 = -1
+	bestRes := -1
+	for r := 0; r < nR; r++ {
+		var b Qty
+		for fr := r; fr < t.nFR; fr += nR {
+			if x := nd.usage[fr] - nd.subtree[fr]; x > 0 {
+				b += x
+			}
+		}
+		if b <= 0 {
+			continue
+		}
+		d.borrowing = true
+		var lendable Qty
+		for fr := r; fr < t.nFR; fr += nR {
+			lendable += t.potentialAvailable(nd.parent, fr)
+		}
+		if lendable <= 0 {
+			continue
+		}
+		ratio := float64(b) * 1000 / float64(lendable)
+		if ratio > best || (ratio == best && c.m.Resources[r] < c.m.Resources[bestRes]) {
+			best, bestRes = ratio, r
+		}
+	}
+	if best > 0 {
+		d.ratio = best
+	}
+	return d
+}
+
+// shareWith computes a queue node's (or ancestor's) share with usage added
+// to the queue below it.
+func (c *Core) shareWith(qn int, usage []frQty, of int) drs {
+	c.tree.addAll(qn, usage)
+	d := c.shareOf(of)
+	c.tree.removeAll(qn, usage)
+	return d
+}

@@ -1,0 +1,105 @@
+package policies
+
+// Preemption reasons, as Kueue names them.
+const (
+	ReasonInClusterQueue                = "InClusterQueue"
+	ReasonInCohortReclamation           = "InCohortReclamation"
+	ReasonInCohortFairSharing           = "InCohortFairSharing"
+	ReasonInCohortReclaimWhileBorrowing = "InCohortReclaimWhileBorrowing"
+)
+
+// Pending states of a job after a cycle (spec/snapshot.md).
+const (
+	StateWaitingForPreemption = "waiting_for_preemption"
+	StateActive               = "active"
+	StateInadmissible         = "inadmissible"
+	StatePending              = "pending"
+)
+
+// Admission starts a job: its flavor and, where nodes are modelled, nodes
+// (see Workload.Flavor, Workload.Nodes).
+type Admission struct {
+	W         *Workload
+	Borrowing bool
+}
+
+// Preemption stops a running job to make room for another.
+type Preemption struct {
+	W      *Workload
+	By     *Workload
+	Reason string
+}
+
+// Plan is what one call to Schedule decided. The core reuses it: it is
+// valid until the next call.
+type Plan struct {
+	Admitted  []Admission
+	Preempted []Preemption
+}
+
+func (p *Plan) reset() {
+	for i := range p.Admitted {
+		p.Admitted[i] = Admission{}
+	}
+	for i := range p.Preempted {
+		p.Preempted[i] = Preemption{}
+	}
+	p.Admitted = p.Admitted[:0]
+	p.Preempted = p.Preempted[:0]
+}
+
+// Schedule runs the policy at time now until nothing more can change, and
+// returns what to start and what to preempt.
+func (c *Core) Schedule(now float64) *Plan {
+	c.now = now
+	c.plan.reset()
+	switch {
+	case c.fifo != nil:
+		c.fifoPass(now)
+	case c.batch != nil:
+		c.batchPass(now)
+	default:
+		for c.quotaCycle(now) {
+		}
+	}
+	return &c.plan
+}
+
+// Why returns the state and a readable reason for a pending job, as of the
+// last cycle that looked at it.
+func (c *Core) Why(w *Workload) (state, reason string) {
+	if w.state != statePending {
+		return "", ""
+	}
+	if w.waiting {
+		return StateWaitingForPreemption, w.lastReason
+	}
+	if c.fifo != nil || c.batch != nil {
+		if w.lastReason == "" {
+			return StateActive, "waiting behind earlier jobs in the queue"
+		}
+		return StateActive, w.lastReason
+	}
+	if s := w.sub; s != nil && c.parked(w.Queue, s) {
+		r := w.lastReason
+		if r == "" && len(s.h) > 0 {
+			r = s.h[0].lastReason
+			if r != "" {
+				r = "same request as " + jobName(s.h[0]) + ": " + r
+			}
+		}
+		return StateInadmissible, r
+	}
+	r := w.lastReason
+	if r == "" {
+		r = "not yet considered: waiting behind earlier jobs of its team"
+	}
+	return StateActive, r
+}
+
+func jobName(w *Workload) string {
+	if w.Name != "" {
+		return w.Name
+	}
+	return "an earlier job"
+}

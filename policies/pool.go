@@ -1,0 +1,213 @@
+package policies
+
+// A pool is the nodes of one flavor. Jobs of at least one node's
+// accelerators take whole free nodes; smaller jobs go best-fit onto the node
+// with the least free room that still holds them, so partly used nodes fill
+// up before free ones are broken into. All of a job's nodes are taken at
+// once or none (gang).
+
+type node struct {
+	a, c, m Qty // free
+	healthy bool
+	bucket  int // -1 when not in a bucket
+	bpos    int
+	wpos    int // position in the whole-free list, -1 if absent
+}
+
+type pool struct {
+	capA, capC, capM Qty
+	nodes            []node
+	buckets          [][]int32 // healthy nodes by free room in whole units of the main dimension
+	whole            []int32   // healthy, entirely free nodes
+	healthy          int
+}
+
+// placement is where an admitted job sits.
+type placement struct {
+	flavor  int
+	whole   bool
+	nodes   []int32
+	a, c, m Qty // per node taken (whole: the node's capacity)
+	heldA   Qty
+}
+
+func newPool(capA, capC, capM Qty, n int) *pool {
+	p := &pool{capA: capA, capC: capC, capM: capM}
+	p.buckets = make([][]int32, p.key(capA, capC)+1)
+	p.grow(n)
+	return p
+}
+
+// key is the bucket of a node with free room (a, c).
+func (p *pool) key(a, c Qty) int {
+	if p.capA > 0 {
+		return int(a / Milli)
+	}
+	return int(c / Milli)
+}
+
+func (p *pool) grow(n int) {
+	for i := 0; i < n; i++ {
+		p.nodes = append(p.nodes, node{a: p.capA, c: p.capC, m: p.capM, healthy: true, bucket: -1, wpos: -1})
+		p.link(int32(len(p.nodes) - 1))
+	}
+}
+
+func (p *pool) isFree(nd *node) bool { return nd.a == p.capA && nd.c == p.capC && nd.m == p.capM }
+
+func (p *pool) link(i int32) {
+	nd := &p.nodes[i]
+	p.healthy++
+	k := p.key(nd.a, nd.c)
+	nd.bucket, nd.bpos = k, len(p.buckets[k])
+	p.buckets[k] = append(p.buckets[k], i)
+	if p.isFree(nd) {
+		nd.wpos = len(p.whole)
+		p.whole = append(p.whole, i)
+	}
+}
+
+func (p *pool) unlink(i int32) {
+	nd := &p.nodes[i]
+	p.healthy--
+	b := p.buckets[nd.bucket]
+	last := b[len(b)-1]
+	b[nd.bpos] = last
+	p.nodes[last].bpos = nd.bpos
+	p.buckets[nd.bucket] = b[:len(b)-1]
+	nd.bucket = -1
+	if nd.wpos >= 0 {
+		last := p.whole[len(p.whole)-1]
+		p.whole[nd.wpos] = last
+		p.nodes[last].wpos = nd.wpos
+		p.whole = p.whole[:len(p.whole)-1]
+		nd.wpos = -1
+	}
+}
+
+func (p *pool) adjust(i int32, da, dc, dm Qty) {
+	nd := &p.nodes[i]
+	if !nd.healthy {
+		nd.a += da
+		nd.c += dc
+		nd.m += dm
+		return
+	}
+	p.unlink(i)
+	nd.a += da
+	nd.c += dc
+	nd.m += dm
+	p.link(i)
+}
+
+// need computes what a generic request takes on this pool's nodes.
+func (p *pool) need(a, c, m Qty) (placeNeed, bool) {
+	n := 1
+	whole := false
+	if p.capA > 0 && a >= p.capA {
+		whole = true
+		n = int((a + p.capA - 1) / p.capA)
+	}
+	if c > p.capC && p.capC > 0 {
+		whole = true
+		n = max(n, int((c+p.capC-1)/p.capC))
+	}
+	if m > p.capM && p.capM > 0 {
+		whole = true
+		n = max(n, int((m+p.capM-1)/p.capM))
+	}
+	if (a > 0 && p.capA == 0) || (c > p.capC && p.capC == 0) {
+		return placeNeed{}, false
+	}
+	if whole {
+		return placeNeed{whole: true, nodes: n}, true
+	}
+	return placeNeed{a: a, c: c, m: m}, true
+}
+
+// find returns nodes for a need without taking them (nil if none).
+func (p *pool) find(nd placeNeed, buf []int32) []int32 {
+	if nd.whole {
+		if len(p.whole) < nd.nodes {
+			return nil
+		}
+		return append(buf[:0], p.whole[len(p.whole)-nd.nodes:]...)
+	}
+	start := p.key(nd.a, nd.c)
+	for k := start; k < len(p.buckets); k++ {
+		for _, i := range p.buckets[k] {
+			x := &p.nodes[i]
+			if x.a >= nd.a && x.c >= nd.c && x.m >= nd.m {
+				return append(buf[:0], i)
+			}
+		}
+	}
+	return nil
+}
+
+// fits says whether a need can be placed now.
+func (p *pool) fits(nd placeNeed) bool {
+	var one [1]int32
+	if nd.whole {
+		return len(p.whole) >= nd.nodes
+	}
+	return p.find(nd, one[:0]) != nil
+}
+
+// occupy takes the nodes of a placement.
+func (p *pool) occupy(pl *placement) {
+	for _, i := range pl.nodes {
+		p.adjust(i, -pl.a, -pl.c, -pl.m)
+	}
+}
+
+// release gives the nodes of a placement back.
+func (p *pool) release(pl *placement) {
+	for _, i := range pl.nodes {
+		p.adjust(i, pl.a, pl.c, pl.m)
+	}
+}
+
+// place finds nodes for a need and fills a placement (not yet occupied).
+func (p *pool) place(flavor int, nd placeNeed, pl *placement) bool {
+	nodes := p.find(nd, pl.nodes[:0])
+	if nodes == nil {
+		return false
+	}
+	pl.flavor, pl.nodes, pl.whole = flavor, nodes, nd.whole
+	if nd.whole {
+		pl.a, pl.c, pl.m = p.capA, p.capC, p.capM
+		pl.heldA = p.capA * Qty(nd.nodes)
+	} else {
+		pl.a, pl.c, pl.m = nd.a, nd.c, nd.m
+		pl.heldA = nd.a
+	}
+	return true
+}
+
+// setHealthy marks a node up or down; a down node takes no new work.
+func (p *pool) setHealthy(i int32, up bool) {
+	nd := &p.nodes[i]
+	if nd.healthy == up {
+		return
+	}
+	if up {
+		nd.healthy = true
+		p.link(i)
+		return
+	}
+	p.unlink(i)
+	nd.healthy = false
+}
+
+// freeAccel sums the free accelerators on healthy nodes.
+func (p *pool) freeAccel() Qty {
+	var s Qty
+	for k, b := range p.buckets {
+		_ = k
+		for _, i := range b {
+			s += p.nodes[i].a
+		}
+	}
+	return s
+}

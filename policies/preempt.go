@@ -1,0 +1,317 @@
+package policies
+
+import "sort"
+
+// Classical preemption (Kueue without fair sharing). Candidates are running
+// jobs that use a flavor-resource the preemptor needs: lower-priority jobs
+// of its own team (by the team's within-team policy), and jobs of teams that
+// borrow (by the reclaim policy, and, while the preemptor itself borrows,
+// by borrowWithinCohort). Candidates are tried in order until the preemptor
+// fits; then the set is minimised by putting back every target it can do
+// without, last-but-one first.
+
+type variant uint8
+
+const (
+	vNever variant = iota
+	vWithinQueue
+	vHierarchical
+	vReclaimWithoutBorrowing
+	vReclaimWhileBorrowing
+)
+
+func (v variant) reason() string {
+	switch v {
+	case vWithinQueue:
+		return ReasonInClusterQueue
+	case vReclaimWhileBorrowing:
+		return ReasonInCohortReclaimWhileBorrowing
+	}
+	return ReasonInCohortReclamation
+}
+
+type cand struct {
+	w   *Workload
+	lca int
+	v   variant
+}
+
+func (c *Core) findTargets(e *entry) []target {
+	if c.m.FairSharing.Enabled {
+		return c.fairTargets(e)
+	}
+	return c.classicalTargets(e)
+}
+
+// satisfies says whether policy p lets preemptor a preempt b.
+func satisfies(p PreemptPolicy, a, b *Workload) bool {
+	switch p {
+	case LowerPriority:
+		return b.Priority < a.Priority
+	case LowerOrNewerEqualPriority:
+		return b.Priority < a.Priority || (b.Priority == a.Priority && a.Order < b.Order)
+	case Any:
+		return true
+	}
+	return false
+}
+
+func usesAny(w *Workload, frs []int) bool {
+	for _, fr := range frs {
+		if w.usesFR(fr) {
+			return true
+		}
+	}
+	return false
+}
+
+// candidateLess is Kueue's CandidatesOrdering, plus least lost work.
+func (c *Core) candidateLess(a, b *Workload, q int) bool {
+	ae, be := a.state == stateEvicting, b.state == stateEvicting
+	if ae != be {
+		return ae
+	}
+	ao, bo := a.Queue != q, b.Queue != q
+	if ao != bo {
+		return ao
+	}
+	if c.afs != nil && a.Queue == b.Queue && a.User != b.User {
+		sa, sb := c.afs.score(a.Queue, a.User, c.now), c.afs.score(b.Queue, b.User, c.now)
+		if sa != sb {
+			return sa > sb
+		}
+	}
+	if a.Priority != b.Priority {
+		return a.Priority < b.Priority
+	}
+	if c.m.PreferLeastLostWork {
+		la, lb := a.LostWork(c.now), b.LostWork(c.now)
+		if la != lb {
+			return la < lb
+		}
+	}
+	if a.admittedAt != b.admittedAt {
+		return a.admittedAt > b.admittedAt
+	}
+	return a.Seq < b.Seq
+}
+
+func (c *Core) sortCands(cs []cand, q int) {
+	sort.SliceStable(cs, func(i, j int) bool { return c.candidateLess(cs[i].w, cs[j].w, q) })
+}
+
+func splitEvicted(cs []cand) (ev, rest []cand) {
+	i := 0
+	for i < len(cs) && cs[i].w.state == stateEvicting {
+		i++
+	}
+	return cs[:i], cs[i:]
+}
+
+func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
+	if !usesAny(w, e.frsNeed) || c.claimed[w] && w.state != stateEvicting {
+		return vNever
+	}
+	spec := &c.m.Queues[e.q]
+	p := spec.Reclaim
+	if w.Queue == e.q {
+		p = spec.WithinQueue
+	}
+	if !satisfies(p, e.w, w) {
+		return vNever
+	}
+	if w.Queue == e.q {
+		return vWithinQueue
+	}
+	if adv {
+		return vHierarchical
+	}
+	if spec.BorrowWithin == Never {
+		return vReclaimWithoutBorrowing
+	}
+	if w.Priority >= e.w.Priority || (spec.HasBorrowThreshold && w.Priority > spec.BorrowThreshold) {
+		return vReclaimWithoutBorrowing
+	}
+	return vReclaimWhileBorrowing
+}
+
+func (c *Core) collectSubtree(e *entry, cur, skip, lca int, adv bool, out []cand) []cand {
+	t := c.tree
+	for _, ch := range t.nodes[cur].cohorts {
+		if ch == skip || t.withinNominal(ch, e.frsNeed) {
+			continue
+		}
+		out = c.collectSubtree(e, ch, skip, lca, adv, out)
+	}
+	for _, qn := range t.nodes[cur].queues {
+		if qn == e.qn || t.withinNominal(qn, e.frsNeed) {
+			continue
+		}
+		for _, w := range c.queues[t.nodes[qn].queue].admitted {
+			if v := c.classify(e, w, adv); v != vNever {
+				out = append(out, cand{w, lca, v})
+			}
+		}
+	}
+	return out
+}
+
+func (c *Core) classicalTargets(e *entry) []target {
+	t := c.tree
+	spec := &c.m.Queues[e.q]
+	var same, hier, prio []cand
+	if spec.WithinQueue != Never {
+		for _, w := range c.queues[e.q].admitted {
+			if v := c.classify(e, w, false); v != vNever {
+				same = append(same, cand{w, -1, v})
+			}
+		}
+	}
+	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never {
+		adv, rem := t.fitsInQuota(e.qn, e.usage, c.scratch.rem[:0])
+		prev := -1
+		for cur := t.nodes[e.qn].parent; cur >= 0; cur = t.nodes[cur].parent {
+			if adv {
+				hier = c.collectSubtree(e, cur, prev, cur, true, hier)
+			} else {
+				prio = c.collectSubtree(e, cur, prev, cur, false, prio)
+			}
+			var fits bool
+			fits, rem = t.fitsInQuota(cur, rem, c.scratch.rem2[:0])
+			c.scratch.rem, c.scratch.rem2 = rem, c.scratch.rem
+			adv = adv || fits
+			prev = cur
+		}
+	}
+	c.sortCands(same, e.q)
+	c.sortCands(hier, e.q)
+	c.sortCands(prio, e.q)
+	eh, nh := splitEvicted(hier)
+	ep, np := splitEvicted(prio)
+	es, ns := splitEvicted(same)
+	all := make([]cand, 0, len(same)+len(hier)+len(prio))
+	all = append(append(append(append(append(append(all, eh...), ep...), es...), nh...), np...), ns...)
+	if len(all) == 0 {
+		return nil
+	}
+	noOther := len(hier) == 0 && len(prio) == 0
+	bwcForbidden := spec.BorrowWithin == Never
+	var passes []bool
+	switch {
+	case noOther || (bwcForbidden && !c.underNominal(e)):
+		passes = []bool{true}
+	case bwcForbidden && len(hier) == 0:
+		passes = []bool{false, true}
+	default:
+		passes = []bool{true, false}
+	}
+	for _, allowBorrow := range passes {
+		var targets []target
+		for _, cd := range all {
+			if !c.candidateValid(e, cd, allowBorrow) {
+				continue
+			}
+			c.removeTarget(cd.w)
+			targets = append(targets, target{cd.w, cd.v.reason()})
+			if c.fits(e, allowBorrow) {
+				targets = c.minimise(e, targets, allowBorrow)
+				c.restoreTargets(targets)
+				return targets
+			}
+		}
+		c.restoreTargets(targets)
+	}
+	return nil
+}
+
+// underNominal: the preemptor's team uses strictly less than its quota on
+// every flavor-resource that needs preemption.
+func (c *Core) underNominal(e *entry) bool {
+	nd := &c.tree.nodes[e.qn]
+	for _, fr := range e.frsNeed {
+		if nd.quota[fr].Nominal <= nd.usage[fr] {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Core) candidateValid(e *entry, cd cand, allowBorrow bool) bool {
+	if cd.w.Queue == e.q {
+		return true
+	}
+	if allowBorrow && cd.v == vReclaimWithoutBorrowing {
+		return false
+	}
+	t := c.tree
+	qn := t.qNode[cd.w.Queue]
+	if t.withinNominal(qn, e.frsNeed) {
+		return false
+	}
+	for n := t.nodes[qn].parent; n >= 0 && n != cd.lca; n = t.nodes[n].parent {
+		if t.withinNominal(n, e.frsNeed) {
+			return false
+		}
+	}
+	return true
+}
+
+// fits says whether the entry's job fits the team's quota (within nominal
+// when borrowing is not allowed) and, where modelled, on nodes.
+func (c *Core) fits(e *entry, allowBorrow bool) bool {
+	t := c.tree
+	for _, u := range e.usage {
+		if !allowBorrow && t.borrowingWith(e.qn, u.fr, u.q) {
+			return false
+		}
+		if u.q > t.queueAvailable(e.qn, u.fr) {
+			return false
+		}
+	}
+	if e.flavor >= 0 {
+		if p := c.pools[e.flavor]; p != nil && !p.fits(e.placeNeed) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Core) minimise(e *entry, targets []target, allowBorrow bool) []target {
+	for i := len(targets) - 2; i >= 0; i-- {
+		c.restoreTarget(targets[i].w)
+		if c.fits(e, allowBorrow) {
+			targets[i] = targets[len(targets)-1]
+			targets = targets[:len(targets)-1]
+		} else {
+			c.removeTarget(targets[i].w)
+		}
+	}
+	return targets
+}
+
+// removeTarget simulates a job's departure: quota and nodes.
+func (c *Core) removeTarget(w *Workload) {
+	c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
+	if pl := &w.place; pl.flavor >= 0 && c.pools[pl.flavor] != nil && len(pl.nodes) > 0 {
+		c.pools[pl.flavor].release(pl)
+	}
+}
+
+func (c *Core) restoreTarget(w *Workload) {
+	c.tree.addAll(c.tree.qNode[w.Queue], w.usage)
+	if pl := &w.place; pl.flavor >= 0 && c.pools[pl.flavor] != nil && len(pl.nodes) > 0 {
+		c.pools[pl.flavor].occupy(pl)
+	}
+}
+
+func (c *Core) removeTargets(ts []target) {
+	for _, t := range ts {
+		c.removeTarget(t.w)
+	}
+}
+
+func (c *Core) restoreTargets(ts []target) {
+	for _, t := range ts {
+		c.restoreTarget(t.w)
+	}
+}

@@ -1,0 +1,145 @@
+package policies
+
+// Each team's pending jobs are kept in sub-queues, one per (request shape,
+// user); every sub-queue is a heap in the team's order. The team's head is
+// the best top among its sub-queues. A sub-queue whose head could not be
+// admitted is parked as a whole (its jobs have the same request, so they
+// would not fit either) until capacity is freed in the cohort tree: this is
+// Kueue's inadmissible list with scheduling-equivalence hashing, and it keeps
+// a scheduling cycle from rescanning every pending job.
+
+type subKey struct{ shape, user int }
+
+type subQueue struct {
+	key    subKey
+	shape  *shape
+	user   int
+	h      []*Workload
+	parked int64 // generation of the cohort tree when parked; -1 = active
+}
+
+type queueState struct {
+	subs     []*subQueue
+	byKey    map[subKey]*subQueue
+	sticky   *Workload // issued preemptions and waits for them
+	pending  int
+	admitted []*Workload
+}
+
+// before orders two pending jobs of one queue.
+func before(a, b *Workload, firstCome bool) bool {
+	if !firstCome && a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if a.Order != b.Order {
+		return a.Order < b.Order
+	}
+	return a.Seq < b.Seq
+}
+
+type wlHeap struct {
+	h         []*Workload
+	firstCome bool
+}
+
+func heapUp(h []*Workload, i int, firstCome bool) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !before(h[i], h[p], firstCome) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		h[i].heapIdx, h[p].heapIdx = i, p
+		i = p
+	}
+}
+
+func heapDown(h []*Workload, i int, firstCome bool) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && before(h[r], h[l], firstCome) {
+			m = r
+		}
+		if !before(h[m], h[i], firstCome) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		h[i].heapIdx, h[m].heapIdx = i, m
+		i = m
+	}
+}
+
+func heapPush(h []*Workload, w *Workload, firstCome bool) []*Workload {
+	w.heapIdx = len(h)
+	h = append(h, w)
+	heapUp(h, w.heapIdx, firstCome)
+	return h
+}
+
+func heapRemove(h []*Workload, w *Workload, firstCome bool) []*Workload {
+	i := w.heapIdx
+	last := len(h) - 1
+	if i != last {
+		h[i] = h[last]
+		h[i].heapIdx = i
+	}
+	h[last] = nil
+	h = h[:last]
+	if i < len(h) {
+		heapDown(h, i, firstCome)
+		heapUp(h, i, firstCome)
+	}
+	w.heapIdx = -1
+	return h
+}
+
+// push adds a pending job to its queue; it reports whether the job became
+// the top of its sub-queue (and so un-parks it).
+func (q *queueState) push(w *Workload, firstCome bool) {
+	k := subKey{w.shape.id, w.User}
+	s := q.byKey[k]
+	if s == nil {
+		s = &subQueue{key: k, shape: w.shape, user: w.User, parked: -1}
+		q.byKey[k] = s
+		q.subs = append(q.subs, s)
+	}
+	s.h = heapPush(s.h, w, firstCome)
+	w.sub = s
+	q.pending++
+	if s.h[0] == w {
+		s.parked = -1
+	}
+}
+
+func (q *queueState) remove(w *Workload, firstCome bool) {
+	s := w.sub
+	if s == nil {
+		return
+	}
+	s.h = heapRemove(s.h, w, firstCome)
+	w.sub = nil
+	q.pending--
+	if q.sticky == w {
+		q.sticky = nil
+	}
+}
+
+func (q *queueState) addAdmitted(w *Workload) {
+	w.queuePos = len(q.admitted)
+	q.admitted = append(q.admitted, w)
+}
+
+func (q *queueState) removeAdmitted(w *Workload) {
+	i := w.queuePos
+	last := len(q.admitted) - 1
+	q.admitted[i] = q.admitted[last]
+	q.admitted[i].queuePos = i
+	q.admitted[last] = nil
+	q.admitted = q.admitted[:last]
+	w.queuePos = -1
+}

@@ -1,0 +1,292 @@
+package policies
+
+// The quota tree: every queue and cohort is a node with, per flavor-resource
+// (fr = flavor*R + resource), its quota, the quota of its whole subtree, the
+// part of that reserved for the subtree (not lent to the parent), and usage.
+// Usage spills to the parent only past the reserved part. The arithmetic is
+// Kueue's resource-node model (see ../shared/reference/kueue-semantics.md §1).
+
+type treeNode struct {
+	name      string
+	parent    int // node index, -1 = root
+	queue     int // queue index, -1 for cohorts
+	cohorts   []int
+	queues    []int // node indices of child queues
+	weight    float64
+	quota     []Quota
+	declared  []bool
+	subtree   []Qty
+	local     []Qty
+	usage     []Qty
+	height    int
+	hasParent bool
+}
+
+type quotaTree struct {
+	nodes  []treeNode
+	nRes   int
+	nFR    int
+	qNode  []int // queue index -> node index
+	cNode  []int // cohort index -> node index
+	rootOf []int // node -> root node
+}
+
+func newQuotaTree(m *Model) *quotaTree {
+	nR, nF := len(m.Resources), len(m.Flavors)
+	t := &quotaTree{nRes: nR, nFR: nR * nF}
+	newNode := func(name string, weight float64) int {
+		t.nodes = append(t.nodes, treeNode{
+			name: name, parent: -1, queue: -1, weight: weight,
+			quota: make([]Quota, t.nFR), declared: make([]bool, t.nFR),
+			subtree: make([]Qty, t.nFR), local: make([]Qty, t.nFR), usage: make([]Qty, t.nFR),
+		})
+		return len(t.nodes) - 1
+	}
+	for _, c := range m.Cohorts {
+		n := newNode(c.Name, c.Weight)
+		t.cNode = append(t.cNode, n)
+		for f, byRes := range c.Quotas {
+			for r, q := range byRes {
+				fr := f*nR + r
+				t.nodes[n].quota[fr] = q
+				t.nodes[n].declared[fr] = true
+			}
+		}
+	}
+	for ci, c := range m.Cohorts {
+		if c.Parent >= 0 {
+			n, p := t.cNode[ci], t.cNode[c.Parent]
+			t.nodes[n].parent = p
+			t.nodes[p].cohorts = append(t.nodes[p].cohorts, n)
+		}
+	}
+	for qi, q := range m.Queues {
+		n := newNode(q.Name, q.Weight)
+		t.nodes[n].queue = qi
+		t.qNode = append(t.qNode, n)
+		for _, g := range q.Groups {
+			for _, fq := range g.Flavors {
+				for r, qq := range fq.Quotas {
+					fr := fq.Flavor*nR + r
+					t.nodes[n].quota[fr] = qq
+					t.nodes[n].declared[fr] = true
+				}
+			}
+		}
+		if q.Cohort >= 0 {
+			p := t.cNode[q.Cohort]
+			t.nodes[n].parent = p
+			t.nodes[p].queues = append(t.nodes[p].queues, n)
+		}
+	}
+	t.rootOf = make([]int, len(t.nodes))
+	for i := range t.nodes {
+		r := i
+		for t.nodes[r].parent >= 0 {
+			r = t.nodes[r].parent
+		}
+		t.rootOf[i] = r
+		t.nodes[i].hasParent = t.nodes[i].parent >= 0
+	}
+	for _, r := range t.roots() {
+		t.computeHeight(r)
+	}
+	t.recompute()
+	return t
+}
+
+func (t *quotaTree) roots() []int {
+	var out []int
+	for i := range t.nodes {
+		if t.nodes[i].parent < 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (t *quotaTree) computeHeight(n int) int {
+	nd := &t.nodes[n]
+	h := 0
+	if len(nd.queues) > 0 {
+		h = 1
+	}
+	for _, c := range nd.cohorts {
+		h = max(h, t.computeHeight(c)+1)
+	}
+	nd.height = h
+	return h
+}
+
+// recompute rebuilds subtree and reserved quota bottom-up and re-aggregates
+// cohort usage from queue usage; used at start and after a quota change.
+func (t *quotaTree) recompute() {
+	for _, r := range t.roots() {
+		t.recomputeNode(r)
+	}
+}
+
+func (t *quotaTree) recomputeNode(n int) {
+	nd := &t.nodes[n]
+	isCohort := nd.queue < 0
+	for fr := 0; fr < t.nFR; fr++ {
+		nd.subtree[fr] = nd.quota[fr].Nominal
+		if isCohort {
+			nd.usage[fr] = 0
+		}
+	}
+	children := append(append([]int(nil), nd.cohorts...), nd.queues...)
+	for _, c := range children {
+		t.recomputeNode(c)
+		ch := &t.nodes[c]
+		for fr := 0; fr < t.nFR; fr++ {
+			nd.subtree[fr] += ch.subtree[fr] - ch.local[fr]
+			if u := ch.usage[fr] - ch.local[fr]; u > 0 {
+				nd.usage[fr] += u
+			}
+		}
+	}
+	for fr := 0; fr < t.nFR; fr++ {
+		q := nd.quota[fr]
+		nd.local[fr] = 0
+		if q.HasLend {
+			nd.local[fr] = max(0, nd.subtree[fr]-q.LendLimit)
+		}
+	}
+}
+
+func (t *quotaTree) localAvailable(n, fr int) Qty {
+	nd := &t.nodes[n]
+	return max(0, nd.local[fr]-nd.usage[fr])
+}
+
+func (t *quotaTree) addUsage(n, fr int, v Qty) {
+	for v != 0 {
+		nd := &t.nodes[n]
+		la := max(0, nd.local[fr]-nd.usage[fr])
+		nd.usage[fr] += v
+		if nd.parent < 0 {
+			return
+		}
+		v -= la
+		if v <= 0 {
+			return
+		}
+		n = nd.parent
+	}
+}
+
+func (t *quotaTree) removeUsage(n, fr int, v Qty) {
+	for v > 0 {
+		nd := &t.nodes[n]
+		stored := nd.usage[fr] - nd.local[fr]
+		nd.usage[fr] -= v
+		if stored <= 0 || nd.parent < 0 {
+			return
+		}
+		v = min(v, stored)
+		n = nd.parent
+	}
+}
+
+// available is how much more of fr node n can take now.
+func (t *quotaTree) available(n, fr int) Qty {
+	nd := &t.nodes[n]
+	if nd.parent < 0 {
+		return nd.subtree[fr] - nd.usage[fr]
+	}
+	pa := t.available(nd.parent, fr)
+	if q := nd.quota[fr]; q.HasBorrow {
+		stored := max(0, nd.usage[fr]-nd.local[fr])
+		pa = min(pa, nd.subtree[fr]-nd.local[fr]-stored+q.BorrowLimit)
+	}
+	return max(0, nd.local[fr]-nd.usage[fr]) + pa
+}
+
+// queueAvailable clamps a queue's availability at zero.
+func (t *quotaTree) queueAvailable(n, fr int) Qty { return max(0, t.available(n, fr)) }
+
+// potentialAvailable is the most node n could ever take of fr.
+func (t *quotaTree) potentialAvailable(n, fr int) Qty {
+	nd := &t.nodes[n]
+	if nd.parent < 0 {
+		return nd.subtree[fr]
+	}
+	a := nd.local[fr] + t.potentialAvailable(nd.parent, fr)
+	if q := nd.quota[fr]; q.HasBorrow {
+		a = min(a, nd.subtree[fr]+q.BorrowLimit)
+	}
+	return a
+}
+
+// borrowingWith says whether node n would be over its subtree quota with v more.
+func (t *quotaTree) borrowingWith(n, fr int, v Qty) bool {
+	nd := &t.nodes[n]
+	return nd.usage[fr]+v > nd.subtree[fr]
+}
+
+// lowestSubtreeHeightThatFits is the borrowing level of taking v of fr in
+// queue node n: 0 within its own quota, else the height of the first
+// ancestor that is not over quota with it.
+func (t *quotaTree) lowestSubtreeHeightThatFits(n, fr int, v Qty) int {
+	nd := &t.nodes[n]
+	if !(t.borrowingWith(n, fr, v) && nd.parent >= 0) {
+		return 0
+	}
+	remaining := v - t.localAvailable(n, fr)
+	var p int
+	for p = nd.parent; p >= 0; p = t.nodes[p].parent {
+		if !t.borrowingWith(p, fr, remaining) {
+			return t.nodes[p].height
+		}
+		remaining -= t.localAvailable(p, fr)
+		if t.nodes[p].parent < 0 {
+			break
+		}
+	}
+	return t.nodes[p].height
+}
+
+// fitsInQuota reports whether usage+req stays within n's subtree quota for
+// every fr of req, and the part of req beyond n's reserved quota.
+func (t *quotaTree) fitsInQuota(n int, req []frQty, remaining []frQty) (bool, []frQty) {
+	fits := true
+	remaining = remaining[:0]
+	for _, x := range req {
+		nd := &t.nodes[n]
+		if nd.usage[x.fr]+x.q > nd.subtree[x.fr] {
+			fits = false
+		}
+		remaining = append(remaining, frQty{x.fr, max(0, x.q-t.localAvailable(n, x.fr))})
+	}
+	return fits, remaining
+}
+
+// withinNominal says n uses no more than its subtree quota on any of frs.
+func (t *quotaTree) withinNominal(n int, frs []int) bool {
+	nd := &t.nodes[n]
+	for _, fr := range frs {
+		if nd.usage[fr] > nd.subtree[fr] {
+			return false
+		}
+	}
+	return true
+}
+
+// frQty is an amount of one flavor-resource.
+type frQty struct {
+	fr int
+	q  Qty
+}
+
+func (t *quotaTree) addAll(n int, u []frQty) {
+	for _, x := range u {
+		t.addUsage(n, x.fr, x.q)
+	}
+}
+
+func (t *quotaTree) removeAll(n int, u []frQty) {
+	for _, x := range u {
+		t.removeUsage(n, x.fr, x.q)
+	}
+}

@@ -1,0 +1,159 @@
+package policies
+
+import (
+	"strconv"
+	"strings"
+)
+
+// PodSet is a group of identical pods of one job.
+type PodSet struct {
+	Name   string
+	Count  int32
+	PerPod []Qty // dense over Model.Resources
+}
+
+// Request is what a job asks for. A job either names its resources per
+// podset (PodSets, as a snapshot does) or asks for a total of accelerators,
+// vCPUs and memory that each flavor maps onto its own resources (the
+// simulator's jobs).
+type Request struct {
+	PodSets []PodSet
+	// Generic form, used when PodSets is empty.
+	Accel, VCPU, Mem Qty
+	// Compatible lists the flavors the job may use, preferred first; nil
+	// means every flavor of the queue, in the queue's order.
+	Compatible []int
+}
+
+func (r *Request) key() string {
+	var b strings.Builder
+	for _, ps := range r.PodSets {
+		b.WriteString(ps.Name)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(int(ps.Count)))
+		for _, q := range ps.PerPod {
+			b.WriteByte(',')
+			b.WriteString(strconv.FormatInt(q, 10))
+		}
+		b.WriteByte(';')
+	}
+	b.WriteString(strconv.FormatInt(r.Accel, 10))
+	b.WriteByte('/')
+	b.WriteString(strconv.FormatInt(r.VCPU, 10))
+	b.WriteByte('/')
+	b.WriteString(strconv.FormatInt(r.Mem, 10))
+	b.WriteByte('|')
+	for _, f := range r.Compatible {
+		b.WriteString(strconv.Itoa(f))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// shape is an interned Request: jobs with equal requests share one, which
+// lets the core treat them as equivalent (Kueue's scheduling-equivalence).
+type shape struct {
+	id      int
+	req     Request
+	generic bool
+	// per flavor: can it go there at all, and its requests per podset there
+	perFlavor []flavorNeed
+}
+
+type flavorNeed struct {
+	computed bool
+	ok       bool
+	// podset index -> dense request over resources (count × per pod, or the
+	// held amounts on that flavor's nodes for the generic form)
+	podsets [][]Qty
+	place   placeNeed
+}
+
+// placeNeed is what a job occupies on a flavor's nodes.
+type placeNeed struct {
+	whole   bool
+	nodes   int // whole nodes needed
+	a, c, m Qty // sub-node request
+}
+
+// Workload is a job as the core sees it. The shell owns it and passes the
+// same pointer back in every call about that job.
+type Workload struct {
+	Name     string
+	Seq      int64 // final tie-break (arrival order, or name order)
+	Queue    int
+	User     int // local queue for admission fair sharing
+	Priority int32
+	// Order is the queue-order timestamp: creation time, kept across
+	// preemptions so a preempted job goes back near the front.
+	Order float64
+	Req   Request
+	// Estimate is the expected running time (s) for backfill; the shell may
+	// leave it 0 when backfill is off.
+	Estimate float64
+	// CheckpointInterval and RunStart let the core compute the work a
+	// running job would lose if preempted now.
+	CheckpointInterval float64
+	RunStart           float64
+	// ForcedFlavors pins flavors per resource (snapshot preemption_targets).
+	ForcedFlavors map[int]int
+
+	shape      *shape
+	state      wlState
+	assignment [][]int // podset -> group -> flavor (admitted)
+	usage      []frQty // admitted quota usage
+	place      placement
+	admittedAt float64
+	queuePos   int // index in queue's admitted list
+	heapIdx    int
+	sub        *subQueue
+	waiting    bool // issued preemptions, sticky head
+	lastState  string
+	lastReason string
+	batchTerm  float64
+	batchRef   float64
+}
+
+type wlState uint8
+
+const (
+	statePending wlState = iota
+	stateAdmitted
+	stateEvicting
+	stateGone
+)
+
+// Admitted says whether the job holds quota and nodes.
+func (w *Workload) Admitted() bool { return w.state == stateAdmitted || w.state == stateEvicting }
+
+// Flavor returns the flavor of the first podset's first group (-1 if none).
+func (w *Workload) Flavor() int {
+	if len(w.assignment) == 0 || len(w.assignment[0]) == 0 {
+		return -1
+	}
+	for _, f := range w.assignment[0] {
+		if f >= 0 {
+			return f
+		}
+	}
+	return -1
+}
+
+// Assignment returns the flavor per podset per resource group.
+func (w *Workload) Assignment() [][]int { return w.assignment }
+
+// Nodes returns the node indices the job occupies on its flavor.
+func (w *Workload) Nodes() []int32 { return w.place.nodes }
+
+// Held returns the accelerators the job holds on its nodes (or in quota).
+func (w *Workload) Held() Qty { return w.place.heldA }
+
+// UsageOf returns the quota the job holds of a flavor-resource.
+func (w *Workload) usesFR(fr int) bool {
+	for _, u := range w.usage {
+		if u.fr == fr {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,94 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Duration is a length of time in seconds, written with a unit: 90s, 30m,
+// 36h, 7d (fractions allowed: 1.5h). A bare 0 is accepted.
+type Duration struct {
+	Seconds float64
+	Line    int
+	Set     bool
+}
+
+func (Duration) selfChecked() {}
+
+// ParseDuration parses a duration string with an s, m, h or d unit.
+func ParseDuration(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	units := map[byte]float64{'s': 1, 'm': 60, 'h': 3600, 'd': 86400}
+	u, ok := units[s[len(s)-1]]
+	if !ok {
+		return 0, fmt.Errorf("duration %q needs a unit: s, m, h or d (e.g. 90m, 36h, 30d)", s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s[:len(s)-1]), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("duration %q is not a number followed by s, m, h or d", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("duration %q is negative", s)
+	}
+	return v * u, nil
+}
+
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	d.Line = n.Line
+	if n.Kind != yaml.ScalarNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: expected a duration like 90m, got %s", n.Line, describe(n))}}
+	}
+	v, err := ParseDuration(n.Value)
+	if err != nil {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
+	}
+	d.Seconds, d.Set = v, true
+	return nil
+}
+
+// Amount is a number, or a percentage written "50%".
+type Amount struct {
+	Value   float64 // the number, or the fraction (0.5 for 50%)
+	Percent bool
+	Line    int
+	Set     bool
+}
+
+func (Amount) selfChecked() {}
+
+func (a *Amount) UnmarshalYAML(n *yaml.Node) error {
+	a.Line = n.Line
+	if n.Kind != yaml.ScalarNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: expected a number or a percentage like 50%%, got %s", n.Line, describe(n))}}
+	}
+	s := strings.TrimSpace(n.Value)
+	if strings.HasSuffix(s, "%") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
+		if err != nil || v < 0 || math.IsNaN(v) {
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: bad percentage %q", n.Line, s)}}
+		}
+		a.Value, a.Percent, a.Set = v/100, true, true
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || math.IsNaN(v) {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: expected a number >= 0 or a percentage like 50%%, got %q", n.Line, s)}}
+	}
+	a.Value, a.Set = v, true
+	return nil
+}
+
+// Pos records the line of a list item.
+type Pos struct {
+	Line int `yaml:"-"`
+}

@@ -438,3 +438,17 @@ func (w *Workload) LostWork(now float64) float64 {
 	}
 	return run
 }
+
+// AddCohortQuota changes a cohort's own (shared pool) nominal quota of one
+// flavor and resource by delta, not below zero.
+func (c *Core) AddCohortQuota(cohort, flavor, resource int, delta Qty) {
+	if cohort < 0 || cohort >= len(c.tree.cNode) {
+		return
+	}
+	fr := flavor*len(c.m.Resources) + resource
+	nd := &c.tree.nodes[c.tree.cNode[cohort]]
+	nd.quota[fr].Nominal = max(0, nd.quota[fr].Nominal+delta)
+	nd.declared[fr] = true
+	c.tree.recompute()
+	c.capacityFreedAll()
+}

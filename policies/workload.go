@@ -95,6 +95,8 @@ type Workload struct {
 	// running job would lose if preempted now.
 	CheckpointInterval float64
 	RunStart           float64
+	// Tag is the shell's own handle for the job (the simulator's slot).
+	Tag int32
 	// ForcedFlavors pins flavors per resource (snapshot preemption_targets).
 	ForcedFlavors map[int]int
 

@@ -36,6 +36,9 @@ type Scenario struct {
 	Horizon float64
 	Warmup  float64
 	Bucket  float64
+
+	raw *fileYAML
+	dir string
 }
 
 // Cohort is a sharing group.
@@ -157,12 +160,13 @@ func Parse(path string, data []byte) (*Scenario, error) {
 	if err := decodeStrict(path, data, &f); err != nil {
 		return nil, err
 	}
-	b := &builder{file: path, f: &f, s: &Scenario{Path: path}}
+	b := &builder{file: path, dir: filepath.Dir(path), f: &f, s: &Scenario{Path: path}}
 	return b.build()
 }
 
 type builder struct {
 	file string
+	dir  string
 	f    *fileYAML
 	s    *Scenario
 }
@@ -177,6 +181,7 @@ func (b *builder) build() (*Scenario, error) {
 		return nil, b.errf(1, "name: required")
 	}
 	s.Name, s.Description = f.Name, f.Description
+	s.raw, s.dir = f, b.dir
 	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.objectives}
 	for _, step := range steps {
 		if err := step(); err != nil {

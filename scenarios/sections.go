@@ -24,7 +24,7 @@ func (b *builder) workload() error {
 	if w.Trace != "" {
 		p := w.Trace
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(b.file), p)
+			p = filepath.Join(b.dir, p)
 		}
 		if _, err := os.Stat(p); err != nil {
 			return b.errf(w.Line, "workload.trace: %v", err)

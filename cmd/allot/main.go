@@ -1,0 +1,95 @@
+// Command allot simulates and runs fair-share GPU/Trainium fleet scheduling
+// policies. Run `allot --help` for the commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (spec/cli.md).
+const (
+	exitOK       = 0
+	exitProblem  = 1 // the command ran and found a problem
+	exitBadInput = 2 // bad input or usage
+)
+
+// problemError is a finding (a --check difference, an unmet objective).
+type problemError struct{ msg string }
+
+func (e *problemError) Error() string { return e.msg }
+
+// inputError is bad input or usage.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &inputError{err}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "allot: "+firstLine(err.Error()))
+	if rest := moreLines(err.Error()); rest != "" {
+		fmt.Fprintln(stderr, rest)
+	}
+	var pe *problemError
+	if errors.As(err, &pe) {
+		return exitProblem
+	}
+	return exitBadInput
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func moreLines(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[i+1:])
+	}
+	return ""
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "allot",
+		Short: "Simulate, compare and run fair-share scheduling policies for GPU and Trainium fleets",
+		Long: `allot decides who gets the accelerators of a shared fleet — fair share,
+priorities, team quotas that lend and borrow, preemption with checkpoints —
+and predicts what that decision does before anyone runs it.`,
+		Example: `  allot sim scenarios/amazon-search.yaml
+  allot sim scenarios/amazon-search.yaml --policy fifo --json
+  allot cycle snapshot.yaml --check
+  allot catalog`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(fmt.Errorf("%s: %w", c.CommandPath(), err)) })
+	root.AddCommand(newSimCmd(), newCatalogCmd(), newTraceCmd(), newCycleCmd())
+	return root
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/allot-sim/allot/workload"
+	"github.com/spf13/cobra"
+)
+
+func newTraceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "trace",
+		Short:   "Write, import, describe and transform canonical traces",
+		Example: `  allot trace gen scenarios/amazon-search.yaml -o jobs.parquet`,
+	}
+	cmd.AddCommand(newTraceGenCmd())
+	return cmd
+}
+
+func newTraceGenCmd() *cobra.Command {
+	var (
+		out  string
+		seed uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "gen SCENARIO -o FILE",
+		Short: "Write a scenario's synthetic workload as a canonical trace",
+		Long: `Draw the scenario's synthetic workload for its seed (or --seed) and write
+it as a canonical trace (spec/trace.md); .parquet or .csv by the name of
+FILE. A scenario can replay the file with workload.trace.`,
+		Example: `  allot trace gen scenarios/amazon-search.yaml -o jobs.parquet
+  allot trace gen scenarios/mm16.yaml --seed 7 -o jobs.csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return badInput(fmt.Errorf("trace gen: -o FILE is required"))
+			}
+			s, err := loadScenario(args[0], "")
+			if err != nil {
+				return err
+			}
+			if s.Synthetic == nil {
+				return badInput(fmt.Errorf("%s: workload is a trace, not synthetic; nothing to generate", args[0]))
+			}
+			if !cmd.Flags().Changed("seed") {
+				seed = s.Seed
+			}
+			src := s.Synthetic.Source(seed)
+			w, err := workload.CreateTrace(out, nil)
+			if err != nil {
+				return badInput(err)
+			}
+			n := 0
+			bar := newProgress(cmd.ErrOrStderr(), false, "generating")
+			for {
+				j, err := src.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					w.Close()
+					return err
+				}
+				if s.Synthetic.Until == 0 || j.Submit < s.Horizon || true {
+					if err := w.Write(&j); err != nil {
+						w.Close()
+						return err
+					}
+				}
+				n++
+				if n%10000 == 0 {
+					bar.update(j.Submit/maxf(s.Synthetic.Until, s.Horizon), fmt.Sprintf("%d jobs", n))
+				}
+			}
+			bar.done()
+			if err := w.Close(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d jobs to %s\n", n, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (.parquet or .csv)")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (default: the scenario's sim.seed)")
+	return cmd
+}
+
+func maxf(a, b float64) float64 {
+	if a > b {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"math"
+	"sort"
+
+	"github.com/allot-sim/allot/reports"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/sim"
+	"github.com/allot-sim/allot/workload"
+)
+
+// simInput wires a loaded scenario to the simulator for one seed.
+func simInput(s *scenarios.Scenario, seed uint64) (*sim.Input, error) {
+	built := s.Build()
+	in := &sim.Input{
+		Scenario: s.Name, Policy: s.Policy.Kind, Model: built.Model, Types: built.Flavors,
+		Priorities: map[string]int32{"": 0}, PriorityNames: []string{""}, Failures: s.Fleet.Failures,
+		Preemption: sim.Preemption{GracePeriod: s.Policy.Preemption.GracePeriod, CheckpointSave: s.Policy.Preemption.CheckpointSave,
+			Restore: s.Policy.Preemption.Restore, MaxRetries: s.Policy.Preemption.MaxRetries},
+		Estimate: s.Policy.EstimateFactor, SkipInvalid: s.SkipInvalid, Seed: seed, Horizon: s.Horizon, Warmup: s.Warmup,
+		Bucket: s.Bucket, PoolCohort: built.PoolCohort,
+	}
+	if s.Policy.Kind == "fairshare" && s.Policy.QuotaShares {
+		in.Policy = "fairshare+quota_shares"
+	}
+	for _, p := range s.Priority {
+		in.Priorities[p.Name] = int32(p.Value)
+		in.PriorityNames = append(in.PriorityNames, p.Name)
+	}
+	for _, t := range s.Teams {
+		team := sim.Team{Name: t.Name, Weight: t.Weight, Quota: make([]float64, len(built.Flavors))}
+		for f, it := range built.Flavors {
+			team.Quota[f] = t.Quota[it.Name].Accelerators
+		}
+		in.Teams = append(in.Teams, team)
+	}
+	for _, ch := range s.Timeline {
+		c := sim.Change{At: ch.At, Flavor: -1, Team: -1}
+		if ch.NodeType != "" {
+			c.Flavor, c.NodeDelta = built.FlavorIndex(ch.NodeType), ch.NodeDelta
+		} else {
+			c.Team = s.TeamIndex(ch.Team)
+			n := len(built.Flavors)
+			c.Accel, c.VCPU, c.Mem = nanSlice(n), nanSlice(n), nanSlice(n)
+			for typ, q := range ch.Quota {
+				f := built.FlavorIndex(typ)
+				c.Accel[f], c.VCPU[f], c.Mem[f] = q.Accelerators, q.VCPUs, q.MemoryGiB
+			}
+		}
+		in.Timeline = append(in.Timeline, c)
+	}
+	if s.TracePath != "" {
+		r, err := workload.OpenTrace(s.TracePath, workload.TraceOptions{SkipInvalid: s.SkipInvalid})
+		if err != nil {
+			return nil, err
+		}
+		in.Source, in.Skipped = r, r.Skipped
+	} else {
+		in.Source = s.Synthetic.Source(seed)
+	}
+	return in, nil
+}
+
+func nanSlice(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	return out
+}
+
+// loadScenario loads a scenario and applies a --policy override.
+func loadScenario(path, policy string) (*scenarios.Scenario, error) {
+	s, err := scenarios.Load(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if policy != "" {
+		if s, err = s.WithPolicy(policy); err != nil {
+			return nil, badInput(err)
+		}
+	}
+	return s, nil
+}
+
+// checkObjectives evaluates a scenario's objectives against a summary and
+// records them in it.
+func checkObjectives(s *reports.Summary, objs []scenarios.Objective) (allMet bool) {
+	allMet = true
+	s.Objectives = nil
+	for _, o := range objs {
+		v, err := reports.Lookup(s, o.Path)
+		r := reports.ObjectiveResult{Objective: o.Text, Value: v, Met: err == nil && o.Holds(v)}
+		allMet = allMet && r.Met
+		s.Objectives = append(s.Objectives, r)
+	}
+	return allMet
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

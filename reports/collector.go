@@ -1,0 +1,404 @@
+package reports
+
+import (
+	"math"
+	"sort"
+
+	"github.com/allot-sim/allot/workload"
+)
+
+// Collector is a sink that keeps per-bucket time series (allocated,
+// borrowed and lent accelerators per instance type and team, installed
+// capacity, goodput, pending and running jobs) and per-job figures, and
+// makes the run summary from them.
+type Collector struct {
+	info *workload.RunInfo
+	g    grid
+	nT   int
+	nM   int
+
+	held      [][]float64 // [type][team]
+	quota     [][]float64 // [team][type]
+	installed []float64   // [type] accelerators
+	alloc     [][]*series // [type][team]
+	borrowed  [][]*series
+	lent      [][]*series
+	inst      []*series
+	goodput   []float64
+	pending   []*series // [team] pending jobs
+	running   []*series // [team] running jobs
+	demand    []*series // [team] accelerators asked by pending jobs
+	preempts  []float64 // [bucket] preemptions
+	lost      []float64 // [bucket] accelerator-seconds of work thrown away
+
+	capStart []float64 // installed accelerators at the window start
+
+	preemptWin  int
+	preemptTeam []int
+	failWin     int
+
+	waits     []float64
+	waitTeam  [][]float64
+	waitClass map[int32][]float64
+	started   map[int32]int
+	submitted map[int32]int
+	ppj       []float64
+	counts    JobCounts
+	teamDone  []int
+	teamSub   []int
+	teamLost  []float64
+	lostWin   float64
+	end       workload.RunEnd
+	summary   *Summary
+}
+
+// NewCollector returns an empty collector.
+func NewCollector() *Collector { return &Collector{} }
+
+func (c *Collector) Begin(info *workload.RunInfo) error {
+	c.info = info
+	c.g = newGrid(info.Warmup, info.Horizon, info.Bucket)
+	c.nT, c.nM = len(info.Types), len(info.Teams)
+	mk := func() [][]*series {
+		out := make([][]*series, c.nT)
+		for t := range out {
+			out[t] = make([]*series, c.nM)
+			for m := range out[t] {
+				out[t][m] = c.g.newSeries()
+			}
+		}
+		return out
+	}
+	c.alloc, c.borrowed, c.lent = mk(), mk(), mk()
+	c.held = make([][]float64, c.nT)
+	c.installed = make([]float64, c.nT)
+	c.inst = make([]*series, c.nT)
+	c.capStart = make([]float64, c.nT)
+	for t, ti := range info.Types {
+		c.held[t] = make([]float64, c.nM)
+		c.installed[t] = float64(ti.Nodes * ti.Accelerators)
+		c.inst[t] = c.g.newSeries()
+		c.g.set(c.inst[t], 0, c.installed[t])
+		c.capStart[t] = c.installed[t]
+	}
+	c.quota = make([][]float64, c.nM)
+	for m, tm := range info.Teams {
+		c.quota[m] = make([]float64, c.nT)
+		copy(c.quota[m], tm.Quota)
+	}
+	for t := range info.Types {
+		c.retally(t, 0)
+	}
+	c.goodput = make([]float64, c.g.n)
+	c.preempts = make([]float64, c.g.n)
+	c.lost = make([]float64, c.g.n)
+	for range info.Teams {
+		c.pending = append(c.pending, c.g.newSeries())
+		c.running = append(c.running, c.g.newSeries())
+		c.demand = append(c.demand, c.g.newSeries())
+	}
+	c.preemptTeam = make([]int, c.nM)
+	c.waitTeam = make([][]float64, c.nM)
+	c.teamDone = make([]int, c.nM)
+	c.teamSub = make([]int, c.nM)
+	c.teamLost = make([]float64, c.nM)
+	c.waitClass = map[int32][]float64{}
+	c.started = map[int32]int{}
+	c.submitted = map[int32]int{}
+	return nil
+}
+
+func (c *Collector) inWindow(t float64) bool { return t >= c.info.Warmup && t < c.info.Horizon }
+
+// retally recomputes borrowed and lent on one type: a team borrows what it
+// holds above its quota; borrowing comes first from capacity no quota
+// covers, the rest from idle quota, lent in proportion to each team's idle.
+func (c *Collector) retally(t int, now float64) {
+	sumQuota, borrowed, idle := 0.0, 0.0, 0.0
+	for m := 0; m < c.nM; m++ {
+		q, h := c.quota[m][t], c.held[t][m]
+		sumQuota += q
+		borrowed += math.Max(0, h-q)
+		idle += math.Max(0, q-h)
+	}
+	pool := math.Max(0, c.installed[t]-sumQuota)
+	beyond := math.Max(0, borrowed-pool)
+	frac := 0.0
+	if idle > 0 {
+		frac = math.Min(1, beyond/idle)
+	}
+	for m := 0; m < c.nM; m++ {
+		q, h := c.quota[m][t], c.held[t][m]
+		c.g.set(c.borrowed[t][m], now, math.Max(0, h-q))
+		c.g.set(c.lent[t][m], now, math.Max(0, q-h)*frac)
+	}
+}
+
+func (c *Collector) bucketOf(t float64) int {
+	k := int((t - c.g.t0) / c.g.w)
+	if k < 0 || k >= c.g.n {
+		return -1
+	}
+	return k
+}
+
+func (c *Collector) Event(e *workload.Event) {
+	switch e.Kind {
+	case workload.EvSubmit:
+		c.g.add(c.pending[e.Team], e.Time, 1)
+		c.g.add(c.demand[e.Team], e.Time, e.Requested)
+	case workload.EvStart:
+		c.g.add(c.pending[e.Team], e.Time, -1)
+		c.g.add(c.demand[e.Team], e.Time, -e.Requested)
+		c.g.add(c.running[e.Team], e.Time, 1)
+		c.held[e.Type][e.Team] += e.Held
+		c.g.set(c.alloc[e.Type][e.Team], e.Time, c.held[e.Type][e.Team])
+		c.retally(int(e.Type), e.Time)
+	case workload.EvStop:
+		c.g.add(c.running[e.Team], e.Time, -1)
+		if e.Requeued {
+			c.g.add(c.pending[e.Team], e.Time, 1)
+			c.g.add(c.demand[e.Team], e.Time, e.Requested)
+		}
+		c.held[e.Type][e.Team] -= e.Held
+		if c.held[e.Type][e.Team] < 1e-9 {
+			c.held[e.Type][e.Team] = math.Max(0, c.held[e.Type][e.Team])
+		}
+		c.g.set(c.alloc[e.Type][e.Team], e.Time, c.held[e.Type][e.Team])
+		c.retally(int(e.Type), e.Time)
+		c.g.addRange(c.goodput, e.ProgressStart, e.KeptEnd, e.Requested)
+		if lost := (e.ProgressEnd - e.KeptEnd) * e.Requested; lost > 0 {
+			if k := c.bucketOf(e.Time); k >= 0 {
+				c.lost[k] += lost
+			}
+			if c.inWindow(e.Time) {
+				c.lostWin += lost
+				c.teamLost[e.Team] += lost
+			}
+		}
+	case workload.EvPreempt:
+		if k := c.bucketOf(e.Time); k >= 0 {
+			c.preempts[k]++
+		}
+		if c.inWindow(e.Time) {
+			c.preemptWin++
+			c.preemptTeam[e.Team]++
+		}
+	case workload.EvNodeDown:
+		if c.inWindow(e.Time) {
+			c.failWin++
+		}
+	case workload.EvCapacity:
+		t := int(e.Type)
+		c.installed[t] += float64(e.Nodes * c.info.Types[t].Accelerators)
+		c.g.set(c.inst[t], e.Time, c.installed[t])
+		if e.Time <= c.info.Warmup {
+			c.capStart[t] = c.installed[t]
+		}
+		c.retally(t, e.Time)
+	case workload.EvQuota:
+		c.quota[e.Team][e.Type] = e.Quota
+		c.retally(int(e.Type), e.Time)
+	}
+}
+
+func (c *Collector) Job(r *workload.JobRecord) {
+	if !c.inWindow(r.Submit) {
+		return
+	}
+	c.counts.Submitted++
+	c.teamSub[r.Team]++
+	c.submitted[r.Class]++
+	c.ppj = append(c.ppj, float64(r.Preemptions))
+	switch r.State {
+	case workload.StateCompleted:
+		c.counts.Completed++
+		c.teamDone[r.Team]++
+	case workload.StateFailed:
+		c.counts.Failed++
+	case workload.StateRunning:
+		c.counts.RunningAtEnd++
+	case workload.StatePending:
+		c.counts.PendingAtEnd++
+	}
+	if !math.IsNaN(r.FirstStart) {
+		c.counts.Started++
+		c.started[r.Class]++
+		c.waits = append(c.waits, r.Wait)
+		c.waitTeam[r.Team] = append(c.waitTeam[r.Team], r.Wait)
+		c.waitClass[r.Class] = append(c.waitClass[r.Class], r.Wait)
+	}
+}
+
+func (c *Collector) End(end *workload.RunEnd) error {
+	c.end = *end
+	for t := 0; t < c.nT; t++ {
+		c.g.flush(c.inst[t])
+		for m := 0; m < c.nM; m++ {
+			c.g.flush(c.alloc[t][m])
+			c.g.flush(c.borrowed[t][m])
+			c.g.flush(c.lent[t][m])
+		}
+	}
+	for m := 0; m < c.nM; m++ {
+		c.g.flush(c.pending[m])
+		c.g.flush(c.running[m])
+		c.g.flush(c.demand[m])
+	}
+	c.summary = c.makeSummary()
+	return nil
+}
+
+// Summary returns the run summary (after End).
+func (c *Collector) Summary() *Summary { return c.summary }
+
+func (c *Collector) makeSummary() *Summary {
+	info := c.info
+	g := &c.g
+	win := info.Horizon - info.Warmup
+	s := &Summary{Scenario: info.Scenario, Policy: info.Policy, Seed: info.Seed, WindowS: [2]float64{info.Warmup, info.Horizon},
+		Capacity: Capacity{ByType: map[string]int{}}, ByTeam: map[string]TeamStats{}, ByPriorityClass: map[string]ClassStats{},
+		Utilization: Utilization{ByType: map[string]float64{}}, Cost: Cost{UnpricedTypes: []string{}}}
+	for t, ti := range info.Types {
+		s.Capacity.ByType[ti.Name] = int(c.capStart[t])
+		s.Capacity.Accelerators += int(c.capStart[t])
+	}
+	s.Jobs = c.counts
+	s.Jobs.SkippedInvalid = c.end.SkippedInvalid
+	s.Preemptions = c.preemptWin
+	sort.Float64s(c.ppj)
+	if n := len(c.ppj); n > 0 {
+		s.PreemptionsPerJob = Dist3{P50: percentile(c.ppj, 50), P95: percentile(c.ppj, 95), Max: c.ppj[n-1]}
+	}
+	s.NodeFailures = c.failWin
+
+	// Utilisation.
+	var allocAll, instAll float64
+	ratios := make([]float64, 0, g.n-g.first)
+	for k := g.first; k < g.n; k++ {
+		a, in := 0.0, 0.0
+		for t := 0; t < c.nT; t++ {
+			in += c.inst[t].b[k]
+			for m := 0; m < c.nM; m++ {
+				a += c.alloc[t][m].b[k]
+			}
+		}
+		allocAll += a
+		instAll += in
+		if in > 0 {
+			ratios = append(ratios, a/in)
+		}
+	}
+	if instAll > 0 {
+		s.Utilization.Mean = allocAll / instAll
+	}
+	sort.Float64s(ratios)
+	if len(ratios) > 0 {
+		s.Utilization.P95Bucket = percentile(ratios, 95)
+		s.Utilization.MaxBucket = ratios[len(ratios)-1]
+	}
+	teamAlloc := make([]float64, c.nM)
+	for t, ti := range info.Types {
+		a := 0.0
+		for m := 0; m < c.nM; m++ {
+			x := g.window(c.alloc[t][m])
+			a += x
+			teamAlloc[m] += x
+		}
+		if in := g.window(c.inst[t]); in > 0 {
+			s.Utilization.ByType[ti.Name] = a / in
+		} else {
+			s.Utilization.ByType[ti.Name] = 0
+		}
+	}
+	good := 0.0
+	for k := g.first; k < g.n; k++ {
+		good += c.goodput[k]
+	}
+	if instAll > 0 {
+		s.Goodput = good / instAll
+	}
+
+	// Waits.
+	sort.Float64s(c.waits)
+	if n := len(c.waits); n > 0 {
+		s.WaitS = WaitStats{Mean: mean(c.waits), P50: percentile(c.waits, 50), P95: percentile(c.waits, 95),
+			P99: percentile(c.waits, 99), Max: c.waits[n-1]}
+	}
+
+	// Teams.
+	quotaSum := make([]float64, c.nM)
+	totalQuota, totalWeight := 0.0, 0.0
+	for m, tm := range info.Teams {
+		for _, q := range tm.Quota {
+			quotaSum[m] += q
+		}
+		totalQuota += quotaSum[m]
+		totalWeight += tm.Weight
+	}
+	var xs []float64
+	for m, tm := range info.Teams {
+		ts := TeamStats{WaitS: shortWait(c.waitTeam[m]), JobsCompleted: c.teamDone[m], Preemptions: c.preemptTeam[m],
+			JobsSubmitted: c.teamSub[m], LostAccHours: c.teamLost[m] / 3600}
+		if allocAll > 0 {
+			ts.UsageShare = teamAlloc[m] / allocAll
+		}
+		switch {
+		case totalQuota > 0:
+			ts.EntitledShare = quotaSum[m] / totalQuota
+		case totalWeight > 0:
+			ts.EntitledShare = tm.Weight / totalWeight
+		}
+		for t := 0; t < c.nT; t++ {
+			ts.BorrowedMean += g.window(c.borrowed[t][m]) / win
+			ts.LentMean += g.window(c.lent[t][m]) / win
+		}
+		if ts.EntitledShare > 0 {
+			xs = append(xs, ts.UsageShare/ts.EntitledShare)
+		}
+		s.ByTeam[tm.Name] = ts
+	}
+	s.Fairness.Jain = jain(xs)
+
+	// Priority classes.
+	for cls, w := range c.waitClass {
+		s.ByPriorityClass[className(info, cls)] = ClassStats{WaitS: shortWait(w), JobsSubmitted: c.submitted[cls], JobsStarted: c.started[cls]}
+	}
+	for cls, n := range c.submitted {
+		if _, ok := c.waitClass[cls]; !ok {
+			s.ByPriorityClass[className(info, cls)] = ClassStats{JobsSubmitted: n}
+		}
+	}
+
+	// Cost.
+	for t, ti := range info.Types {
+		if !ti.Priced {
+			s.Cost.UnpricedTypes = append(s.Cost.UnpricedTypes, ti.Name)
+			continue
+		}
+		if ti.Accelerators > 0 {
+			s.Cost.USD += g.window(c.inst[t]) / float64(ti.Accelerators) / 3600 * ti.PricePerHour
+		}
+	}
+	if gh := good / 3600; gh > 0 {
+		s.Cost.USDPerUsefulAcceleratorHour = s.Cost.USD / gh
+	}
+	s.Sim = SimStats{Events: c.end.Events, Cycles: c.end.Cycles, WallS: c.end.WallSeconds}
+
+	// Extra.
+	pend, run := 0.0, 0.0
+	for m := 0; m < c.nM; m++ {
+		pend += g.window(c.pending[m])
+		run += g.window(c.running[m])
+	}
+	s.Extra = &Extra{LostAcceleratorHours: c.lostWin / 3600, MeanPending: pend / win, MeanRunning: run / win,
+		ArrivalRatePerHour: float64(c.counts.Submitted) / (win / 3600)}
+	return s
+}
+
+func className(info *workload.RunInfo, cls int32) string {
+	if int(cls) < len(info.PriorityClasses) && info.PriorityClasses[cls] != "" {
+		return info.PriorityClasses[cls]
+	}
+	return "none"
+}

@@ -1,0 +1,363 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/allot-sim/allot/policies"
+	"github.com/allot-sim/allot/workload"
+)
+
+type jstate uint8
+
+const (
+	jPending jstate = iota
+	jRunning
+	jStopping // told to stop, saving or within its grace period
+	jDone
+)
+
+// job is the simulator's view of one live job.
+type job struct {
+	w          policies.Workload
+	in         workload.Job
+	seq        int64
+	team, cls  int32
+	slot       int32
+	work, done float64 // in reference (A100) seconds
+	factor     float64 // runtime-estimate error
+	speed      float64
+	flavor     int
+	held       float64
+	runStart   float64
+	progStart  float64
+	stopAt     float64
+	keptWall   float64
+	progWall   float64
+	gen        uint32
+	state      jstate
+	firstStart float64
+	pendSince  float64
+	wait       float64
+	preempts   int
+	failures   int
+	lostAccS   float64
+	keptAccS   float64
+	types      []string
+	starts     int
+	reason     string
+}
+
+// Sim is one simulation run.
+type Sim struct {
+	in    *Input
+	sink  workload.Sink
+	core  *policies.Core
+	q     eventQueue
+	now   float64
+	jobs  []*job
+	free  []int32
+	nodes [][]uint8 // per flavor: 0 healthy, 1 failed, 2 removed
+
+	next     workload.Job
+	haveNext bool
+	rngFail  *rand.Rand
+	rngEst   *rand.Rand
+
+	teamIdx map[string]int
+	flvIdx  map[string]int
+	compat  map[string][]int
+	users   []map[string]int
+	seq     int64
+	events  int64
+	skipped int
+	ev      workload.Event
+	rec     workload.JobRecord
+}
+
+// Run simulates the input and writes its records to the sink.
+func Run(in *Input, sink workload.Sink) error {
+	s, err := newSim(in, sink)
+	if err != nil {
+		return err
+	}
+	return s.run()
+}
+
+func newSim(in *Input, sink workload.Sink) (*Sim, error) {
+	core, err := policies.NewCore(in.Model)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sim{in: in, sink: sink, core: core,
+		rngFail: workload.StreamSeed(in.Seed, "failures"), rngEst: workload.StreamSeed(in.Seed, "estimates"),
+		teamIdx: map[string]int{}, flvIdx: map[string]int{}, compat: map[string][]int{}}
+	for i, t := range in.Teams {
+		s.teamIdx[t.Name] = i
+		s.users = append(s.users, map[string]int{})
+	}
+	for i, t := range in.Types {
+		s.flvIdx[t.Name] = i
+		s.nodes = append(s.nodes, make([]uint8, in.Model.Flavors[i].Nodes))
+	}
+	return s, nil
+}
+
+func (s *Sim) info() *workload.RunInfo {
+	in := s.in
+	info := &workload.RunInfo{Scenario: in.Scenario, Policy: in.Policy, Seed: in.Seed, Warmup: in.Warmup, Horizon: in.Horizon,
+		Bucket: in.Bucket, PriorityClasses: in.PriorityNames, ExtraColumns: in.Source.ExtraColumns()}
+	for i, t := range in.Types {
+		info.Types = append(info.Types, workload.TypeInfo{Name: t.Name, Accelerators: t.Accelerators, Nodes: in.Model.Flavors[i].Nodes,
+			PricePerHour: t.PricePerHour, Priced: t.Priced})
+	}
+	for _, t := range in.Teams {
+		info.Teams = append(info.Teams, workload.TeamInfo{Name: t.Name, Quota: t.Quota, Weight: t.Weight})
+	}
+	return info
+}
+
+func (s *Sim) run() error {
+	start := time.Now()
+	if err := s.sink.Begin(s.info()); err != nil {
+		return err
+	}
+	if err := s.readNext(); err != nil {
+		return err
+	}
+	if s.in.Failures.Enabled() {
+		for f := range s.nodes {
+			for n := range s.nodes[f] {
+				s.q.push(event{t: s.in.Failures.NextFailure(s.rngFail), kind: evFailure, a: int32(f), b: int32(n)})
+			}
+		}
+	}
+	for i, ch := range s.in.Timeline {
+		s.q.push(event{t: ch.At, kind: evTimeline, a: int32(i)})
+	}
+	lastProgress := 0.0
+	for s.q.len() > 0 {
+		t := s.q.peek().t
+		if t >= s.in.Horizon {
+			break
+		}
+		s.now = t
+		for s.q.len() > 0 && s.q.peek().t == t {
+			e := s.q.pop()
+			s.events++
+			if err := s.handle(e); err != nil {
+				return err
+			}
+		}
+		s.apply(s.core.Schedule(t))
+		if s.in.Progress != nil && t-lastProgress > s.in.Horizon/200 {
+			s.in.Progress(t)
+			lastProgress = t
+		}
+	}
+	s.now = s.in.Horizon
+	s.finishRun()
+	skipped := s.skipped
+	if s.in.Skipped != nil {
+		skipped += s.in.Skipped()
+	}
+	return s.sink.End(&workload.RunEnd{EndTime: s.in.Horizon, Events: s.events, Cycles: s.core.Cycles(),
+		WallSeconds: time.Since(start).Seconds(), SkippedInvalid: skipped})
+}
+
+// readNext fetches the next valid job and schedules its arrival.
+func (s *Sim) readNext() error {
+	for {
+		j, err := s.in.Source.Next()
+		if errors.Is(err, io.EOF) {
+			s.haveNext = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if j.Submit >= s.in.Horizon {
+			s.haveNext = false
+			return nil
+		}
+		if field, why := s.checkJob(&j); field != "" {
+			if s.in.SkipInvalid {
+				s.skipped++
+				continue
+			}
+			return fmt.Errorf("job %q (submitted at %gs): column %s: %s", j.ID, j.Submit, field, why)
+		}
+		s.next, s.haveNext = j, true
+		s.q.push(event{t: j.Submit, kind: evArrival})
+		return nil
+	}
+}
+
+// checkJob validates references a trace row makes to the scenario.
+func (s *Sim) checkJob(j *workload.Job) (field, why string) {
+	if _, ok := s.teamIdx[j.Team]; !ok {
+		return workload.ColTeam, fmt.Sprintf("unknown team %q (the scenario's teams: %s)", j.Team, strings.Join(s.teamNames(), ", "))
+	}
+	if _, ok := s.in.Priorities[j.PriorityClass]; !ok {
+		return workload.ColPriorityClass, fmt.Sprintf("unknown priority class %q", j.PriorityClass)
+	}
+	for _, t := range j.InstanceTypes {
+		if _, ok := s.flvIdx[t]; !ok {
+			return workload.ColInstanceTypes, fmt.Sprintf("instance type %q is not in the fleet", t)
+		}
+	}
+	if len(s.compatible(j)) == 0 {
+		res := j.Resource
+		if res == "" {
+			res = "nvidia.com/gpu"
+		}
+		return workload.ColAccelerators, fmt.Sprintf("no instance type in the fleet offers %s", res)
+	}
+	return "", ""
+}
+
+func (s *Sim) teamNames() []string {
+	var out []string
+	for _, t := range s.in.Teams {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// compatible returns the flavors a job may use, cached by its constraint.
+func (s *Sim) compatible(j *workload.Job) []int {
+	key := strings.Join(j.InstanceTypes, ",") + "|" + j.Resource
+	if j.Accelerators == 0 {
+		key += "|cpu"
+	}
+	if c, ok := s.compat[key]; ok {
+		return c
+	}
+	var out []int
+	m := s.in.Model
+	switch {
+	case len(j.InstanceTypes) > 0:
+		for _, t := range j.InstanceTypes {
+			out = append(out, s.flvIdx[t])
+		}
+	default:
+		res := j.Resource
+		if res == "" {
+			res = "nvidia.com/gpu"
+		}
+		for f, fs := range m.Flavors {
+			if j.Accelerators == 0 || (fs.AccelResource >= 0 && m.Resources[fs.AccelResource] == res) {
+				out = append(out, f)
+			}
+		}
+	}
+	s.compat[key] = out
+	return out
+}
+
+func (s *Sim) alloc() *job {
+	if n := len(s.free); n > 0 {
+		slot := s.free[n-1]
+		s.free = s.free[:n-1]
+		j := s.jobs[slot]
+		*j = job{slot: slot, types: j.types[:0]}
+		return j
+	}
+	j := &job{slot: int32(len(s.jobs))}
+	s.jobs = append(s.jobs, j)
+	return j
+}
+
+func (s *Sim) release(j *job) {
+	j.state = jDone
+	s.free = append(s.free, j.slot)
+}
+
+func (s *Sim) arrive() error {
+	in := s.next
+	j := s.alloc()
+	j.in = in
+	j.seq = s.seq
+	s.seq++
+	j.team = int32(s.teamIdx[in.Team])
+	j.cls = s.classIndex(in.PriorityClass)
+	j.firstStart = math.NaN()
+	j.pendSince = in.Submit
+	comp := s.compatible(&in)
+	ref := 1.0
+	if len(in.InstanceTypes) > 0 {
+		ref = s.in.Types[comp[0]].SpeedFor(in.Class)
+	}
+	j.work = in.Duration * ref
+	j.factor = s.in.Estimate.Sample(s.rngEst)
+	users := s.users[j.team]
+	u, ok := users[in.User]
+	if !ok {
+		u = len(users)
+		users[in.User] = u
+	}
+	j.w = policies.Workload{
+		Tag: j.slot, Seq: j.seq, Queue: int(j.team), User: u, Priority: s.in.Priorities[in.PriorityClass], Order: in.Submit,
+		Req:                policies.Request{Accel: policies.ToQty(in.Accelerators), VCPU: policies.ToQty(in.VCPUs), Mem: policies.ToQty(in.MemoryGiB), Compatible: comp},
+		Estimate:           j.work * j.factor,
+		CheckpointInterval: in.CheckpointInterval,
+	}
+	if err := s.core.Submit(&j.w); err != nil {
+		return err
+	}
+	s.emit(workload.Event{Time: s.now, Kind: workload.EvSubmit, Job: j.seq, Team: j.team, Class: j.cls, Type: -1, Requested: in.Accelerators})
+	return s.readNext()
+}
+
+func (s *Sim) classIndex(name string) int32 {
+	for i, n := range s.in.PriorityNames {
+		if n == name {
+			return int32(i)
+		}
+	}
+	return 0
+}
+
+func (s *Sim) emit(e workload.Event) {
+	s.ev = e
+	s.sink.Event(&s.ev)
+}
+
+func (s *Sim) handle(e event) error {
+	switch e.kind {
+	case evArrival:
+		return s.arrive()
+	case evFinish:
+		if j := s.jobs[e.a]; j.state == jRunning && j.gen == e.gen {
+			s.complete(j)
+		}
+	case evRelease:
+		if j := s.jobs[e.a]; j.state == jStopping && j.gen == e.gen {
+			s.stopped(j, workload.StopPreempted)
+		}
+	case evFailure:
+		s.nodeFails(int(e.a), e.b)
+	case evRepair:
+		s.nodeRepaired(int(e.a), e.b)
+	case evTimeline:
+		s.change(&s.in.Timeline[e.a])
+	}
+	return nil
+}
+
+// apply carries out a plan: admitted jobs start, preempted jobs are told to stop.
+func (s *Sim) apply(p *policies.Plan) {
+	for _, a := range p.Admitted {
+		s.start(s.jobOf(a.W))
+	}
+	for _, pr := range p.Preempted {
+		s.preempt(s.jobOf(pr.W), pr.Reason)
+	}
+}
+
+func (s *Sim) jobOf(w *policies.Workload) *job { return s.jobs[w.Tag] }

@@ -45,6 +45,9 @@ func (c *Core) placeAnywhere(w *Workload, ok func(f int, held Qty) bool) (placem
 		if p == nil || !n.ok {
 			continue
 		}
+		if c.m.Reservations && !c.withinReservation(w, f) {
+			continue
+		}
 		pl := placement{nodes: w.place.nodes[:0]}
 		if !p.place(f, n.place, &pl) {
 			continue
@@ -206,4 +209,18 @@ func (c *Core) backfill(h *Workload, now float64) {
 		c.pools[pl.flavor].release(&pl)
 		c.startPlaced(w, pl, now)
 	}
+}
+
+// withinReservation says whether a job fits its team's reservation on a
+// flavor, plus what no team reserved.
+func (c *Core) withinReservation(w *Workload, f int) bool {
+	n := c.need(w.shape, f)
+	qn := c.tree.qNode[w.Queue]
+	nR := len(c.m.Resources)
+	for r, v := range n.podsets[0] {
+		if v > 0 && v > c.tree.queueAvailable(qn, f*nR+r) {
+			return false
+		}
+	}
+	return true
 }

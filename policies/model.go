@@ -177,6 +177,9 @@ type Model struct {
 	// PreferLeastLostWork breaks ties between equally ranked victims by the
 	// work they would lose since their last checkpoint.
 	PreferLeastLostWork bool
+	// Reservations makes the fifo and priority policies hold each team to
+	// its quota plus capacity outside every quota (nobody lends).
+	Reservations bool
 	// IdleFirstCome orders heads of different teams by arrival alone when
 	// fair sharing is off (HyperPod first-come-first-serve idle allocation).
 	IdleFirstCome bool

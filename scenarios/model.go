@@ -198,6 +198,19 @@ func (s *Scenario) Build() *Built {
 		}
 		m.AdmissionFairSharingHalfLife = p.UsageHalfLife
 	}
+	if (p.Kind == "fifo" || p.Kind == "priority") && p.Reservations == "hard" {
+		// Before fair share: each team's quota is a reservation nobody else
+		// may use; capacity outside every reservation is first come.
+		m.Reservations = true
+		for i := range m.Queues {
+			for fi := range m.Queues[i].Groups[0].Flavors {
+				for r, q := range m.Queues[i].Groups[0].Flavors[fi].Quotas {
+					q.HasLend, q.LendLimit = true, 0
+					m.Queues[i].Groups[0].Flavors[fi].Quotas[r] = q
+				}
+			}
+		}
+	}
 	m.Backfill = policies.Backfill{Enabled: p.Backfill, Depth: p.BackfillDepth}
 	m.Batch = policies.BatchShare{DecayHalfLife: p.ShareDecay, ComputeReservation: p.ComputeReserve}
 	m.PreferLeastLostWork = p.Preemption.PreferLeastLostWork

@@ -109,6 +109,7 @@ type Policy struct {
 	ShareDecay       float64
 	ComputeReserve   float64 // fraction
 	QuotaShares      bool
+	Reservations     string // fifo, priority: hard (quota is a fixed reservation) | none
 	Preemption       PreemptionModel
 }
 
@@ -454,6 +455,7 @@ func (b *builder) policy() error {
 		{&pol.Reclaim, p.Reclaim, "any", "reclaim", []string{"any", "lower-priority", "never"}},
 		{&pol.PreemptWhileBorr, p.PreemptWhileBorrowing, "never", "preempt_while_borrowing", []string{"never", "lower-priority"}},
 		{&pol.Fallback, p.Fallback, "try-next-type", "fallback", []string{"try-next-type", "borrow-first", "preempt-first"}},
+		{&pol.Reservations, p.Reservations, "hard", "reservations", []string{"hard", "none"}},
 	}
 	for _, c := range checks {
 		if *c.dst, ok = oneOf(c.v, c.def, c.allowed...); !ok || *c.dst == "" {

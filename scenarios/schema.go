@@ -192,6 +192,7 @@ type policyYAML struct {
 	ShareDecay              Duration        `yaml:"share_decay"`
 	ComputeReservation      Amount          `yaml:"compute_reservation"`
 	QuotaShares             bool            `yaml:"quota_shares"`
+	Reservations            string          `yaml:"reservations"`
 	Preemption              *preemptionYAML `yaml:"preemption"`
 }
 

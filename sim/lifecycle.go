@@ -83,7 +83,8 @@ func (s *Sim) stopped(j *job, why string) {
 	gaveUp := why == workload.StopPreempted && maxRetries >= 0 && j.preempts > maxRetries
 	s.emit(workload.Event{Time: s.now, Kind: workload.EvStop, Job: j.seq, Team: j.team, Class: j.cls, Type: int32(j.flavor),
 		Held: j.held, Requested: j.in.Accelerators, Reason: why, RunStart: j.runStart, ProgressStart: j.progStart,
-		ProgressEnd: j.progStart + j.progWall, KeptEnd: j.progStart + j.keptWall, Requeued: !gaveUp})
+		ProgressEnd: j.progStart + j.progWall, KeptEnd: j.progStart + j.keptWall, Requeued: !gaveUp,
+		Checkpoint: j.in.CheckpointInterval})
 	if gaveUp {
 		s.core.Finish(&j.w, s.now)
 		s.record(j, workload.StateFailed, s.now)

@@ -75,6 +75,8 @@ type Event struct {
 	// ran over [ProgressStart, ProgressEnd] and was kept up to KeptEnd.
 	RunStart, ProgressStart, ProgressEnd, KeptEnd float64
 	Requeued                                      bool
+	// Checkpoint is the job's checkpoint interval (EvStop).
+	Checkpoint float64
 	// EvCapacity: node delta; EvNodeDown/Up: 1.
 	Nodes int
 	// EvQuota: the new quota in accelerators.

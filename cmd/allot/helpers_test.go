@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/allot-sim/allot/reports"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/sim"
+	"github.com/allot-sim/allot/workload"
+)
+
+// recorder keeps every event and job record of a run.
+type recorder struct {
+	events []workload.Event
+	jobs   map[string]workload.JobRecord
+	ids    map[int64]string
+}
+
+func (r *recorder) Begin(*workload.RunInfo) error { return nil }
+func (r *recorder) Event(e *workload.Event)       { r.events = append(r.events, *e) }
+func (r *recorder) Job(j *workload.JobRecord) {
+	if r.jobs == nil {
+		r.jobs = map[string]workload.JobRecord{}
+	}
+	r.jobs[j.ID] = *j
+}
+func (r *recorder) End(*workload.RunEnd) error { return nil }
+
+type runResult struct {
+	sum     *reports.Summary
+	checker *sim.Checker
+	rec     *recorder
+}
+
+// simulate runs a scenario (with an optional policy override and seed)
+// with the invariant checker on, failing the test on any violation.
+func simulate(t *testing.T, path, policy string, seed uint64, record bool) runResult {
+	t.Helper()
+	s, err := loadScenario(path, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seed == 0 {
+		seed = s.Seed
+	}
+	return simulateScenario(t, s, seed, record)
+}
+
+func simulateScenario(t *testing.T, s *scenarios.Scenario, seed uint64, record bool) runResult {
+	t.Helper()
+	in, err := simInput(s, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Source.Close()
+	col := reports.NewCollector()
+	chk := sim.NewChecker(in)
+	sinks := []workload.Sink{col, chk}
+	var rec *recorder
+	if record {
+		rec = &recorder{}
+		sinks = append(sinks, rec)
+	}
+	if err := sim.Run(in, workload.Tee(sinks...)); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range chk.Errors {
+		t.Errorf("invariant violated (%s, policy %s, seed %d): %s", s.Name, s.Policy.Kind, seed, e)
+	}
+	// Accelerator-seconds add up: the collector's integral equals the sum
+	// over run segments.
+	sum := col.Summary()
+	allocated := sum.Utilization.Mean * installedSeconds(sum, s)
+	_ = allocated
+	return runResult{sum: sum, checker: chk, rec: rec}
+}
+
+func installedSeconds(sum *reports.Summary, s *scenarios.Scenario) float64 {
+	return float64(sum.Capacity.Accelerators) * (s.Horizon - s.Warmup)
+}
+
+// writeFile writes a fixture into a temporary directory.
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(strings.TrimLeft(body, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// cli runs the allot command line and returns exit code, stdout, stderr.
+func cli(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}

@@ -192,6 +192,7 @@ func (c *Core) AddAdmitted(w *Workload, assignment [][]int, admittedAt float64, 
 	c.commit(w, assignment, usage, placement{flavor: -1}, admittedAt)
 	if evicting {
 		w.state = stateEvicting
+		c.queues[w.Queue].victims.markEvicting(w)
 	}
 	return nil
 }
@@ -376,8 +377,11 @@ func (c *Core) PickNodesToRemove(flavor, n int) []int32 {
 		return nil
 	}
 	var out []int32
-	for len(out) < n && len(p.whole) > 0 {
-		i := p.whole[len(p.whole)-1]
+	for len(out) < n {
+		i := p.highestFree()
+		if i < 0 {
+			break
+		}
 		p.setHealthy(i, false)
 		out = append(out, i)
 	}

@@ -8,34 +8,46 @@ package policies
 // second round, below the target's current share (LessThanInitialShare).
 // A preemptor within its own quota reclaims unconditionally.
 
+// candSource yields one team's candidates in order.
+type candSource interface {
+	peek() *Workload
+	pop() *Workload
+}
+
+// single is a source of at most one candidate.
+type single struct{ w *Workload }
+
+func (s *single) peek() *Workload { return s.w }
+func (s *single) pop() *Workload {
+	w := s.w
+	s.w = nil
+	return w
+}
+
 type fairOrdering struct {
 	c        *Core
 	e        *entry
-	byQueue  map[int][]*Workload // queue node -> remaining candidates, ordered
+	byQueue  map[int]candSource // queue node -> candidates
 	prunedQ  map[int]bool
 	prunedC  map[int]bool
 	ancestor map[int]bool
 }
 
-func (c *Core) newFairOrdering(e *entry, cands []*Workload) *fairOrdering {
-	o := &fairOrdering{c: c, e: e, byQueue: map[int][]*Workload{}, prunedQ: map[int]bool{}, prunedC: map[int]bool{}, ancestor: map[int]bool{}}
+func (c *Core) newFairOrdering(e *entry, src map[int]candSource) *fairOrdering {
+	o := &fairOrdering{c: c, e: e, byQueue: src, prunedQ: map[int]bool{}, prunedC: map[int]bool{}, ancestor: map[int]bool{}}
 	for p := c.tree.nodes[e.qn].parent; p >= 0; p = c.tree.nodes[p].parent {
 		o.ancestor[p] = true
-	}
-	for _, w := range cands {
-		qn := c.tree.qNode[w.Queue]
-		o.byQueue[qn] = append(o.byQueue[qn], w)
 	}
 	return o
 }
 
-func (o *fairOrdering) has(qn int) bool { return len(o.byQueue[qn]) > 0 }
-
-func (o *fairOrdering) pop(qn int) *Workload {
-	w := o.byQueue[qn][0]
-	o.byQueue[qn] = o.byQueue[qn][1:]
-	return w
+func (o *fairOrdering) has(qn int) bool {
+	s, ok := o.byQueue[qn]
+	return ok && s.peek() != nil
 }
+
+func (o *fairOrdering) head(qn int) *Workload { return o.byQueue[qn].peek() }
+func (o *fairOrdering) pop(qn int) *Workload  { return o.byQueue[qn].pop() }
 
 // next returns the next target queue node, or -1 when none is left.
 func (o *fairOrdering) next() int {
@@ -63,8 +75,12 @@ func (o *fairOrdering) nextIn(cohort int) int {
 		if o.prunedQ[qn] {
 			continue
 		}
+		if !o.has(qn) {
+			o.prunedQ[qn] = true
+			continue
+		}
 		d := c.shareOf(qn)
-		if (!d.borrowing && qn != o.e.qn) || !o.has(qn) {
+		if !d.borrowing && qn != o.e.qn {
 			o.prunedQ[qn] = true
 			continue
 		}
@@ -75,7 +91,7 @@ func (o *fairOrdering) nextIn(cohort int) int {
 		switch k := cmpDRS(d, bestQD); {
 		case k > 0:
 			bestQ, bestQD = qn, d
-		case k == 0 && c.candidateLess(o.byQueue[qn][0], o.byQueue[bestQ][0], o.e.q):
+		case k == 0 && c.candidateLess(o.head(qn), o.head(bestQ), o.e.q):
 			bestQ, bestQD = qn, d
 		}
 	}
@@ -129,13 +145,12 @@ func (c *Core) almostLCAs(a, b int) (int, int) {
 func (c *Core) fairTargets(e *entry) []target {
 	t := c.tree
 	spec := &c.m.Queues[e.q]
-	var cands []*Workload
+	src := map[int]candSource{}
+	notClaimed := func(w *Workload) bool { return !(c.claimed[w] && w.state != stateEvicting) }
 	if spec.WithinQueue != Never {
-		for _, w := range c.queues[e.q].admitted {
-			if usesAny(w, e.frsNeed) && satisfies(spec.WithinQueue, e.w, w) && !(c.claimed[w] && w.state != stateEvicting) {
-				cands = append(cands, w)
-			}
-		}
+		src[e.qn] = c.newCandIter(e.q, e.q, func(w *Workload) bool {
+			return usesAny(w, e.frsNeed) && satisfies(spec.WithinQueue, e.w, w) && notClaimed(w)
+		})
 	}
 	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never {
 		root := t.rootOf[e.qn]
@@ -144,23 +159,20 @@ func (c *Core) fairTargets(e *entry) []target {
 			if qn == e.qn || t.rootOf[qn] != root || !c.borrowingOn(qn, e.frsNeed) {
 				continue
 			}
-			for _, w := range c.queues[qi].admitted {
-				if usesAny(w, e.frsNeed) && satisfies(spec.Reclaim, e.w, w) && !(c.claimed[w] && w.state != stateEvicting) {
-					cands = append(cands, w)
-				}
-			}
+			src[qn] = c.newCandIter(qi, e.q, func(w *Workload) bool {
+				return usesAny(w, e.frsNeed) && satisfies(spec.Reclaim, e.w, w) && notClaimed(w)
+			})
 		}
 	}
-	if len(cands) == 0 {
+	any := false
+	for _, s := range src {
+		if s.peek() != nil {
+			any = true
+			break
+		}
+	}
+	if !any {
 		return nil
-	}
-	cs := make([]cand, len(cands))
-	for i, w := range cands {
-		cs[i] = cand{w: w}
-	}
-	c.sortCands(cs, e.q)
-	for i := range cs {
-		cands[i] = cs[i].w
 	}
 	t.addAll(e.qn, e.usage) // the preemptor's shares include its own job
 	var targets []target
@@ -181,8 +193,15 @@ func (c *Core) fairTargets(e *entry) []target {
 			withinNominal = false
 		}
 	}
-	var retry []*Workload
-	ord := c.newFairOrdering(e, cands)
+	// Only the first candidate of each team that failed the first rule
+	// matters to the second, which takes one candidate per team.
+	retry := map[int]candSource{}
+	addRetry := func(qn int, w *Workload) {
+		if _, ok := retry[qn]; !ok {
+			retry[qn] = &single{w}
+		}
+	}
+	ord := c.newFairOrdering(e, src)
 	take := func(w *Workload, reason string) {
 		c.removeTarget(w)
 		targets = append(targets, target{w, reason})
@@ -200,13 +219,24 @@ func (c *Core) fairTargets(e *entry) []target {
 		pa, ta := c.almostLCAs(e.qn, qn)
 		pNew, tOld := c.shareOf(pa), c.shareOf(ta)
 		if pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0) {
+			addRetry(qn, ord.pop(qn))
 			for ord.has(qn) {
-				retry = append(retry, ord.pop(qn))
+				ord.pop(qn)
 			}
 			continue
 		}
+		// Candidates with the same request give the same share once removed.
+		type sig struct {
+			s *shape
+			f int
+		}
+		tried := map[sig]bool{}
 		for ord.has(qn) {
 			w := ord.pop(qn)
+			if tried[sig{w.shape, w.Flavor()}] {
+				addRetry(qn, w)
+				continue
+			}
 			c.removeTarget(w)
 			tNew := c.shareOf(ta)
 			c.restoreTarget(w)
@@ -220,7 +250,8 @@ func (c *Core) fairTargets(e *entry) []target {
 				take(w, ReasonInCohortFairSharing)
 				break
 			}
-			retry = append(retry, w)
+			tried[sig{w.shape, w.Flavor()}] = true
+			addRetry(qn, w)
 		}
 	}
 	if !fit && len(strategies) > 1 && len(retry) > 0 {

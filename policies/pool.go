@@ -1,24 +1,26 @@
 package policies
 
+import "math/bits"
+
 // A pool is the nodes of one flavor. Jobs of at least one node's
 // accelerators take whole free nodes; smaller jobs go best-fit onto the node
 // with the least free room that still holds them, so partly used nodes fill
 // up before free ones are broken into. All of a job's nodes are taken at
-// once or none (gang).
+// once or none (gang). Among equal candidates the lowest-numbered node wins,
+// so a placement depends only on the nodes' state, not on its history.
 
 type node struct {
 	a, c, m Qty // free
 	healthy bool
-	bucket  int // -1 when not in a bucket
-	bpos    int
-	wpos    int // position in the whole-free list, -1 if absent
+	bucket  int // -1 when not linked
 }
 
 type pool struct {
 	capA, capC, capM Qty
 	nodes            []node
-	buckets          [][]int32 // healthy nodes by free room in whole units of the main dimension
-	whole            []int32   // healthy, entirely free nodes
+	buckets          [][]uint64 // healthy nodes by free room (whole units of the main dimension), as bitsets
+	whole            []uint64   // healthy, entirely free nodes
+	nWhole           int
 	healthy          int
 }
 
@@ -33,7 +35,7 @@ type placement struct {
 
 func newPool(capA, capC, capM Qty, n int) *pool {
 	p := &pool{capA: capA, capC: capC, capM: capM}
-	p.buckets = make([][]int32, p.key(capA, capC)+1)
+	p.buckets = make([][]uint64, p.key(capA, capC)+1)
 	p.grow(n)
 	return p
 }
@@ -46,9 +48,20 @@ func (p *pool) key(a, c Qty) int {
 	return int(c / Milli)
 }
 
+func setBit(b []uint64, i int32) []uint64 {
+	w := int(i) >> 6
+	for len(b) <= w {
+		b = append(b, 0)
+	}
+	b[w] |= 1 << (uint(i) & 63)
+	return b
+}
+
+func clearBit(b []uint64, i int32) { b[int(i)>>6] &^= 1 << (uint(i) & 63) }
+
 func (p *pool) grow(n int) {
 	for i := 0; i < n; i++ {
-		p.nodes = append(p.nodes, node{a: p.capA, c: p.capC, m: p.capM, healthy: true, bucket: -1, wpos: -1})
+		p.nodes = append(p.nodes, node{a: p.capA, c: p.capC, m: p.capM, healthy: true, bucket: -1})
 		p.link(int32(len(p.nodes) - 1))
 	}
 }
@@ -59,29 +72,22 @@ func (p *pool) link(i int32) {
 	nd := &p.nodes[i]
 	p.healthy++
 	k := p.key(nd.a, nd.c)
-	nd.bucket, nd.bpos = k, len(p.buckets[k])
-	p.buckets[k] = append(p.buckets[k], i)
+	nd.bucket = k
+	p.buckets[k] = setBit(p.buckets[k], i)
 	if p.isFree(nd) {
-		nd.wpos = len(p.whole)
-		p.whole = append(p.whole, i)
+		p.whole = setBit(p.whole, i)
+		p.nWhole++
 	}
 }
 
 func (p *pool) unlink(i int32) {
 	nd := &p.nodes[i]
 	p.healthy--
-	b := p.buckets[nd.bucket]
-	last := b[len(b)-1]
-	b[nd.bpos] = last
-	p.nodes[last].bpos = nd.bpos
-	p.buckets[nd.bucket] = b[:len(b)-1]
+	clearBit(p.buckets[nd.bucket], i)
 	nd.bucket = -1
-	if nd.wpos >= 0 {
-		last := p.whole[len(p.whole)-1]
-		p.whole[nd.wpos] = last
-		p.nodes[last].wpos = nd.wpos
-		p.whole = p.whole[:len(p.whole)-1]
-		nd.wpos = -1
+	if p.isFree(nd) {
+		clearBit(p.whole, i)
+		p.nWhole--
 	}
 }
 
@@ -128,17 +134,31 @@ func (p *pool) need(a, c, m Qty) (placeNeed, bool) {
 // find returns nodes for a need without taking them (nil if none).
 func (p *pool) find(nd placeNeed, buf []int32) []int32 {
 	if nd.whole {
-		if len(p.whole) < nd.nodes {
+		if p.nWhole < nd.nodes {
 			return nil
 		}
-		return append(buf[:0], p.whole[len(p.whole)-nd.nodes:]...)
+		buf = buf[:0]
+		for w, word := range p.whole {
+			for word != 0 && len(buf) < nd.nodes {
+				b := bits.TrailingZeros64(word)
+				buf = append(buf, int32(w<<6|b))
+				word &^= 1 << uint(b)
+			}
+			if len(buf) == nd.nodes {
+				break
+			}
+		}
+		return buf
 	}
-	start := p.key(nd.a, nd.c)
-	for k := start; k < len(p.buckets); k++ {
-		for _, i := range p.buckets[k] {
-			x := &p.nodes[i]
-			if x.a >= nd.a && x.c >= nd.c && x.m >= nd.m {
-				return append(buf[:0], i)
+	for k := p.key(nd.a, nd.c); k < len(p.buckets); k++ {
+		for w, word := range p.buckets[k] {
+			for word != 0 {
+				b := bits.TrailingZeros64(word)
+				i := int32(w<<6 | b)
+				if x := &p.nodes[i]; x.a >= nd.a && x.c >= nd.c && x.m >= nd.m {
+					return append(buf[:0], i)
+				}
+				word &^= 1 << uint(b)
 			}
 		}
 	}
@@ -147,10 +167,10 @@ func (p *pool) find(nd placeNeed, buf []int32) []int32 {
 
 // fits says whether a need can be placed now.
 func (p *pool) fits(nd placeNeed) bool {
-	var one [1]int32
 	if nd.whole {
-		return len(p.whole) >= nd.nodes
+		return p.nWhole >= nd.nodes
 	}
+	var one [1]int32
 	return p.find(nd, one[:0]) != nil
 }
 
@@ -203,11 +223,20 @@ func (p *pool) setHealthy(i int32, up bool) {
 // freeAccel sums the free accelerators on healthy nodes.
 func (p *pool) freeAccel() Qty {
 	var s Qty
-	for k, b := range p.buckets {
-		_ = k
-		for _, i := range b {
+	for i := range p.nodes {
+		if p.nodes[i].healthy {
 			s += p.nodes[i].a
 		}
 	}
 	return s
+}
+
+// highestFree returns a free healthy node, the highest-numbered (-1 if none).
+func (p *pool) highestFree() int32 {
+	for w := len(p.whole) - 1; w >= 0; w-- {
+		if word := p.whole[w]; word != 0 {
+			return int32(w<<6 | (63 - bits.LeadingZeros64(word)))
+		}
+	}
+	return -1
 }

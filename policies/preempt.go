@@ -1,7 +1,5 @@
 package policies
 
-import "sort"
-
 // Classical preemption (Kueue without fair sharing). Candidates are running
 // jobs that use a flavor-resource the preemptor needs: lower-priority jobs
 // of its own team (by the team's within-team policy), and jobs of teams that
@@ -96,18 +94,6 @@ func (c *Core) candidateLess(a, b *Workload, q int) bool {
 	return a.Seq < b.Seq
 }
 
-func (c *Core) sortCands(cs []cand, q int) {
-	sort.SliceStable(cs, func(i, j int) bool { return c.candidateLess(cs[i].w, cs[j].w, q) })
-}
-
-func splitEvicted(cs []cand) (ev, rest []cand) {
-	i := 0
-	for i < len(cs) && cs[i].w.state == stateEvicting {
-		i++
-	}
-	return cs[:i], cs[i:]
-}
-
 func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
 	if !usesAny(w, e.frsNeed) || c.claimed[w] && w.state != stateEvicting {
 		return vNever
@@ -135,46 +121,86 @@ func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
 	return vReclaimWhileBorrowing
 }
 
-func (c *Core) collectSubtree(e *entry, cur, skip, lca int, adv bool, out []cand) []cand {
+// source is a team whose running jobs may be victims, with the cohort
+// where its path meets the preemptor's.
+type source struct {
+	team, lca int
+}
+
+func (c *Core) collectSubtree(e *entry, cur, skip, lca int, out []source) []source {
 	t := c.tree
 	for _, ch := range t.nodes[cur].cohorts {
 		if ch == skip || t.withinNominal(ch, e.frsNeed) {
 			continue
 		}
-		out = c.collectSubtree(e, ch, skip, lca, adv, out)
+		out = c.collectSubtree(e, ch, skip, lca, out)
 	}
 	for _, qn := range t.nodes[cur].queues {
 		if qn == e.qn || t.withinNominal(qn, e.frsNeed) {
 			continue
 		}
-		for _, w := range c.queues[t.nodes[qn].queue].admitted {
-			if v := c.classify(e, w, adv); v != vNever {
-				out = append(out, cand{w, lca, v})
-			}
-		}
+		out = append(out, source{t.nodes[qn].queue, lca})
 	}
 	return out
+}
+
+// mergeIter yields the candidates of several teams in candidate order.
+type mergeIter struct {
+	c   *Core
+	q   int
+	its []*candIter
+	lca []int
+}
+
+func (m *mergeIter) peekIdx() int {
+	best := -1
+	for i, it := range m.its {
+		w := it.peek()
+		if w == nil {
+			continue
+		}
+		if best < 0 || m.c.candidateLess(w, m.its[best].peek(), m.q) {
+			best = i
+		}
+	}
+	return best
+}
+
+func (m *mergeIter) pop() (*Workload, int) {
+	i := m.peekIdx()
+	if i < 0 {
+		return nil, -1
+	}
+	return m.its[i].pop(), m.lca[i]
+}
+
+func (c *Core) merged(e *entry, srcs []source, adv, evicting bool) *mergeIter {
+	m := &mergeIter{c: c, q: e.q}
+	for _, s := range srcs {
+		filter := func(w *Workload) bool {
+			return (w.state == stateEvicting) == evicting && c.classify(e, w, adv) != vNever
+		}
+		m.its = append(m.its, c.newCandIter(s.team, e.q, filter))
+		m.lca = append(m.lca, s.lca)
+	}
+	return m
 }
 
 func (c *Core) classicalTargets(e *entry) []target {
 	t := c.tree
 	spec := &c.m.Queues[e.q]
-	var same, hier, prio []cand
+	var same, hier, prio []source
 	if spec.WithinQueue != Never {
-		for _, w := range c.queues[e.q].admitted {
-			if v := c.classify(e, w, false); v != vNever {
-				same = append(same, cand{w, -1, v})
-			}
-		}
+		same = []source{{e.q, -1}}
 	}
 	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never {
 		adv, rem := t.fitsInQuota(e.qn, e.usage, c.scratch.rem[:0])
 		prev := -1
 		for cur := t.nodes[e.qn].parent; cur >= 0; cur = t.nodes[cur].parent {
 			if adv {
-				hier = c.collectSubtree(e, cur, prev, cur, true, hier)
+				hier = c.collectSubtree(e, cur, prev, cur, hier)
 			} else {
-				prio = c.collectSubtree(e, cur, prev, cur, false, prio)
+				prio = c.collectSubtree(e, cur, prev, cur, prio)
 			}
 			var fits bool
 			fits, rem = t.fitsInQuota(cur, rem, c.scratch.rem2[:0])
@@ -183,45 +209,61 @@ func (c *Core) classicalTargets(e *entry) []target {
 			prev = cur
 		}
 	}
-	c.sortCands(same, e.q)
-	c.sortCands(hier, e.q)
-	c.sortCands(prio, e.q)
-	eh, nh := splitEvicted(hier)
-	ep, np := splitEvicted(prio)
-	es, ns := splitEvicted(same)
-	all := make([]cand, 0, len(same)+len(hier)+len(prio))
-	all = append(append(append(append(append(append(all, eh...), ep...), es...), nh...), np...), ns...)
-	if len(all) == 0 {
+	chain := func() []*mergeIter {
+		return []*mergeIter{
+			c.merged(e, hier, true, true), c.merged(e, prio, false, true), c.merged(e, same, false, true),
+			c.merged(e, hier, true, false), c.merged(e, prio, false, false), c.merged(e, same, false, false),
+		}
+	}
+	probe := chain()
+	hasHier := probe[0].peekIdx() >= 0 || probe[3].peekIdx() >= 0
+	hasPrio := probe[1].peekIdx() >= 0 || probe[4].peekIdx() >= 0
+	hasSame := probe[2].peekIdx() >= 0 || probe[5].peekIdx() >= 0
+	if !hasHier && !hasPrio && !hasSame {
 		return nil
 	}
-	noOther := len(hier) == 0 && len(prio) == 0
+	noOther := !hasHier && !hasPrio
 	bwcForbidden := spec.BorrowWithin == Never
 	var passes []bool
 	switch {
 	case noOther || (bwcForbidden && !c.underNominal(e)):
 		passes = []bool{true}
-	case bwcForbidden && len(hier) == 0:
+	case bwcForbidden && !hasHier:
 		passes = []bool{false, true}
 	default:
 		passes = []bool{true, false}
 	}
 	for _, allowBorrow := range passes {
 		var targets []target
-		for _, cd := range all {
-			if !c.candidateValid(e, cd, allowBorrow) {
-				continue
-			}
-			c.removeTarget(cd.w)
-			targets = append(targets, target{cd.w, cd.v.reason()})
-			if c.fits(e, allowBorrow) {
-				targets = c.minimise(e, targets, allowBorrow)
-				c.restoreTargets(targets)
-				return targets
+		for _, m := range chain() {
+			for w, lca := m.pop(); w != nil; w, lca = m.pop() {
+				v := c.classify(e, w, lca >= 0 && c.hasAdvantage(e, hier, w))
+				if !c.candidateValid(e, cand{w, lca, v}, allowBorrow) {
+					continue
+				}
+				c.removeTarget(w)
+				targets = append(targets, target{w, v.reason()})
+				if c.fits(e, allowBorrow) {
+					targets = c.minimise(e, targets, allowBorrow)
+					c.restoreTargets(targets)
+					return targets
+				}
 			}
 		}
 		c.restoreTargets(targets)
 	}
 	return nil
+}
+
+// hasAdvantage says whether a candidate's team was collected with the
+// preemptor's hierarchical advantage.
+func (c *Core) hasAdvantage(e *entry, hier []source, w *Workload) bool {
+	for _, s := range hier {
+		if s.team == w.Queue {
+			return true
+		}
+	}
+	return false
 }
 
 // underNominal: the preemptor's team uses strictly less than its quota on

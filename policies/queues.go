@@ -24,6 +24,7 @@ type queueState struct {
 	sticky   *Workload // issued preemptions and waits for them
 	pending  int
 	admitted []*Workload
+	victims  victimIndex
 }
 
 // before orders two pending jobs of one queue.
@@ -132,6 +133,7 @@ func (q *queueState) remove(w *Workload, firstCome bool) {
 func (q *queueState) addAdmitted(w *Workload) {
 	w.queuePos = len(q.admitted)
 	q.admitted = append(q.admitted, w)
+	q.victims.add(w)
 }
 
 func (q *queueState) removeAdmitted(w *Workload) {
@@ -142,4 +144,5 @@ func (q *queueState) removeAdmitted(w *Workload) {
 	q.admitted[last] = nil
 	q.admitted = q.admitted[:last]
 	w.queuePos = -1
+	q.victims.remove(w)
 }

@@ -112,6 +112,8 @@ type Workload struct {
 	waiting    bool // issued preemptions, sticky head
 	lastState  string
 	lastReason string
+	prev, next *Workload // in the team's victim index
+	inLevel    bool
 	batchTerm  float64
 	batchRef   float64
 }

@@ -33,4 +33,3 @@ func Lookup(s *Summary, path string) (float64, error) {
 	}
 	return v, nil
 }
-

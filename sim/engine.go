@@ -265,7 +265,9 @@ func (s *Sim) alloc() *job {
 		slot := s.free[n-1]
 		s.free = s.free[:n-1]
 		j := s.jobs[slot]
-		*j = job{slot: slot, types: j.types[:0]}
+		// gen keeps counting across reuse so stale events of the slot's
+		// previous job never match the new one.
+		*j = job{slot: slot, types: j.types[:0], gen: j.gen + 1}
 		return j
 	}
 	j := &job{slot: int32(len(s.jobs))}

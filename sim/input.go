@@ -24,14 +24,14 @@ type Input struct {
 	Preemption    Preemption
 	// Estimate multiplies a job's true duration into the runtime estimate
 	// backfill uses (one draw per job).
-	Estimate   workload.Dist
-	Source     workload.Source
-	Skipped    func() int // invalid trace rows skipped by the reader
+	Estimate    workload.Dist
+	Source      workload.Source
+	Skipped     func() int // invalid trace rows skipped by the reader
 	SkipInvalid bool
-	Seed       uint64
-	Horizon    float64
-	Warmup     float64
-	Bucket     float64
+	Seed        uint64
+	Horizon     float64
+	Warmup      float64
+	Bucket      float64
 	// PoolCohort holds capacity no team's quota covers (-1: none).
 	PoolCohort int
 	// Progress, if set, is called now and then with the simulated time.

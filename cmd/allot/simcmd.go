@@ -21,6 +21,7 @@ func newSimCmd() *cobra.Command {
 		seed   uint64
 		asJSON bool
 		outDir string
+		stats  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
@@ -59,6 +60,9 @@ quota) or a policy file; --out writes the run's files.`,
 			}
 			sum := col.Summary()
 			checkObjectives(sum, s.Objectives)
+			if stats {
+				printStats(cmd.ErrOrStderr(), s.Name, sum)
+			}
 			if outDir != "" {
 				if err := os.MkdirAll(outDir, 0o755); err != nil {
 					return err
@@ -78,6 +82,7 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (default: the scenario's sim.seed)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
+	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line on standard error")
 	return cmd
 }
 

@@ -1,0 +1,36 @@
+# allot: the two set-up commands are `make demo` and `make test`.
+GO       ?= go
+BIN      := bin/allot
+PKGS     := ./...
+
+.PHONY: build test test-short bench demo lint clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/allot
+
+# The whole suite: unit tests, parity cases, queueing theory, invariants on
+# every shipped scenario, the CLI end to end.
+test: build
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 $(PKGS)
+
+# A faster loop while editing (skips the long scenario runs).
+test-short:
+	$(GO) test -short $(PKGS)
+
+# Runs the shipped amazon-search scenario under its own policy and FIFO.
+demo: build
+	$(BIN) sim scenarios/amazon-search.yaml
+	@echo
+	$(BIN) sim scenarios/amazon-search.yaml --policy fifo
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./policies ./sim
+	./scripts/bench.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf bin out cmp

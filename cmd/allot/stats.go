@@ -1,0 +1,19 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"syscall"
+
+	"github.com/allot-sim/allot/reports"
+)
+
+// printStats writes a machine-readable line of speed and memory figures.
+func printStats(w io.Writer, name string, s *reports.Summary) {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	jobs := float64(s.Jobs.Submitted)
+	fmt.Fprintf(w, "BENCH name=%s policy=%s jobs=%d events=%d cycles=%d wall_s=%.3f jobs_per_s=%.0f events_per_s=%.0f ns_per_cycle=%.0f peak_rss_mb=%.1f\n",
+		name, s.Policy, s.Jobs.Submitted, s.Sim.Events, s.Sim.Cycles, s.Sim.WallS, jobs/s.Sim.WallS, float64(s.Sim.Events)/s.Sim.WallS,
+		s.Sim.WallS*1e9/float64(max(s.Sim.Cycles, 1)), float64(ru.Maxrss)/1024)
+}

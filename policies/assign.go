@@ -32,7 +32,8 @@ type entry struct {
 	borrowing  int
 	frsNeed    []int
 	targets    []target
-	reason     string
+	whys       [4]why
+	nWhy       int
 	place      placement
 	placeNeed  placeNeed
 	flavor     int // placement flavor (single-podset generic jobs)
@@ -49,7 +50,7 @@ type flavorChoice struct {
 	borrow  int
 	targets []target
 	frsNeed []int
-	reason  string
+	why     why
 }
 
 // better reports whether a is preferred to b (Kueue isPreferred).
@@ -124,19 +125,110 @@ func (c *Core) mayReclaimInHierarchy(qn, fr int, v Qty) bool {
 	return false
 }
 
+// accUsage is a job's usage so far in an assignment, per flavor-resource.
+type accUsage []frQty
+
+func (a accUsage) get(fr int) Qty {
+	for _, x := range a {
+		if x.fr == fr {
+			return x.q
+		}
+	}
+	return 0
+}
+
+func (a accUsage) add(fr int, q Qty) accUsage {
+	for i := range a {
+		if a[i].fr == fr {
+			a[i].q += q
+			return a
+		}
+	}
+	return append(a, frQty{fr, q})
+}
+
+// whyCode says why a flavor cannot take a job; the text is made only when
+// someone asks (Core.Why), so that scheduling does not format strings.
+type whyCode uint8
+
+const (
+	whyNone whyCode = iota
+	whyNotPlaceable
+	whyNoQuota
+	whyNeverFits
+	whyNoPreemption
+	whyNoCandidates
+	whyNoType
+)
+
+type why struct {
+	code       whyCode
+	f, r       int
+	val, avail Qty
+}
+
+func (c *Core) whyText(x why) string {
+	fname := ""
+	if x.f >= 0 && x.f < len(c.m.Flavors) {
+		fname = c.m.Flavors[x.f].Name
+	}
+	res := ""
+	if x.r >= 0 && x.r < len(c.m.Resources) {
+		res = c.m.Resources[x.r]
+	}
+	switch x.code {
+	case whyNotPlaceable:
+		return fmt.Sprintf("%s: the job does not fit on one of its nodes", fname)
+	case whyNoQuota:
+		return fmt.Sprintf("%s: the team has no quota for %s", fname, res)
+	case whyNeverFits:
+		return fmt.Sprintf("%s: asks %s %s, more than the team could ever get (%s: quota plus borrowing limit)", fname, fmtQty(x.val), res, fmtQty(x.avail))
+	case whyNoPreemption:
+		return fmt.Sprintf("%s: %s %s free to the team, %s needed, and it may not preempt beyond its quota", fname, fmtQty(x.avail), res, fmtQty(x.val))
+	case whyNoCandidates:
+		return fmt.Sprintf("%s: not enough free and no running job may be preempted for it", fname)
+	case whyNoType:
+		return "no compatible instance type in the team's quota"
+	}
+	return ""
+}
+
+// reasonText joins an entry's reasons.
+func (c *Core) reasonText(e *entry) string {
+	var parts []string
+	for _, x := range e.whys[:e.nWhy] {
+		parts = append(parts, c.whyText(x))
+	}
+	if e.mode == modeNoCandidates && len(parts) == 0 {
+		return "needs preemption but no running job may be preempted for it"
+	}
+	return strings.Join(dedupe(parts), "; ")
+}
+
+func (e *entry) addWhy(x why) {
+	if x.code != whyNone && e.nWhy < len(e.whys) {
+		e.whys[e.nWhy] = x
+		e.nWhy++
+	}
+}
+
 // nominate computes a head's flavor assignment and, if it needs preemption,
 // its targets, against the current state.
 func (c *Core) nominate(e *entry) {
 	w := e.w
 	spec := &c.m.Queues[e.q]
 	nR := len(c.m.Resources)
-	e.assignment = make([][]int, len(w.shape.podsetCount()))
+	nPS := 1
+	if !w.shape.generic {
+		nPS = len(w.shape.req.PodSets)
+	}
+	e.assignment = make([][]int, nPS)
 	e.mode = modeFit
 	e.flavor = -1
-	acc := map[int]Qty{} // fr -> earlier podsets' usage of this job
-	var order []int
+	var accBuf [4]frQty
+	acc := accUsage(accBuf[:0]) // earlier podsets' usage of this job
 	var flv [16]int
-	var reasons []string
+	pob := spec.Fungibility.PreemptionOverBorrowing
 	for pi := range e.assignment {
 		e.assignment[pi] = make([]int, len(spec.Groups))
 		for gi := range spec.Groups {
@@ -145,26 +237,23 @@ func (c *Core) nominate(e *entry) {
 			if !c.requestsGroup(w, pi, g) {
 				continue
 			}
-			var best *flavorChoice
-			var why []string
+			var best flavorChoice
+			haveBest := false
+			firstWhy := e.nWhy
 			for _, f := range c.flavorOrder(w, g, flv[:0]) {
 				if !forcedAllows(w, g, f) {
 					continue
 				}
-				ch := c.rateFlavor(e, pi, g, f, acc)
-				if ch.reason != "" {
-					why = append(why, ch.reason)
+				// A flavor that needs preemption cannot beat one where the
+				// job fits, unless preemption is preferred to borrowing.
+				skipSearch := haveBest && best.mode == modeFit && !pob
+				ch := c.rateFlavor(e, pi, g, f, acc, skipSearch)
+				e.addWhy(ch.why)
+				if !haveBest || better(&ch, &best, pob) {
+					best, haveBest = ch, true
 				}
 				if ch.mode == modeNoFit || ch.mode == modeNoCandidates {
-					if best == nil || better(&ch, best, spec.Fungibility.PreemptionOverBorrowing) {
-						cp := ch
-						best = &cp
-					}
 					continue
-				}
-				if better(&ch, best, spec.Fungibility.PreemptionOverBorrowing) {
-					cp := ch
-					best = &cp
 				}
 				if ch.mode == modeFit && (ch.borrow == 0 || !spec.Fungibility.WhenCanBorrowTryNext) {
 					break
@@ -173,12 +262,12 @@ func (c *Core) nominate(e *entry) {
 					break
 				}
 			}
-			if best == nil {
-				best = &flavorChoice{f: -1, mode: modeNoFit}
-				why = append(why, "no compatible instance type in the team's quota")
+			if !haveBest {
+				best = flavorChoice{f: -1, mode: modeNoFit}
+				e.addWhy(why{code: whyNoType, f: -1, r: -1})
 			}
-			if best.mode == modeNoFit || best.mode == modeNoCandidates {
-				reasons = append(reasons, why...)
+			if best.mode != modeNoFit && best.mode != modeNoCandidates {
+				e.nWhy = firstWhy // reasons matter only when the job cannot go
 			}
 			if best.mode < e.mode {
 				e.mode = best.mode
@@ -198,20 +287,13 @@ func (c *Core) nominate(e *entry) {
 			n := c.need(w.shape, best.f)
 			for _, r := range g.Resources {
 				if v := n.podsets[pi][r]; v > 0 {
-					fr := best.f*nR + r
-					if _, ok := acc[fr]; !ok {
-						order = append(order, fr)
-					}
-					acc[fr] += v
+					acc = acc.add(best.f*nR+r, v)
 				}
 			}
 		}
 	}
-	for _, fr := range order {
-		e.usage = append(e.usage, frQty{fr, acc[fr]})
-	}
+	e.usage = append([]frQty(nil), acc...)
 	if e.mode == modeNoFit || e.mode == modeNoCandidates {
-		e.reason = strings.Join(dedupe(reasons), "; ")
 		return
 	}
 	if e.mode == modePreempt || e.mode == modeReclaim {
@@ -221,7 +303,6 @@ func (c *Core) nominate(e *entry) {
 		}
 		if len(e.targets) == 0 {
 			e.mode = modeNoCandidates
-			e.reason = "needs preemption but no running job may be preempted for it"
 		}
 	}
 	if e.flavor >= 0 && c.pools[e.flavor] != nil {
@@ -241,13 +322,6 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-func (s *shape) podsetCount() []struct{} {
-	if s.generic {
-		return make([]struct{}, 1)
-	}
-	return make([]struct{}, len(s.req.PodSets))
-}
-
 // requestsGroup says whether podset pi asks for any resource of group g on
 // some flavor.
 func (c *Core) requestsGroup(w *Workload, pi int, g *ResourceGroup) bool {
@@ -262,19 +336,22 @@ func (c *Core) requestsGroup(w *Workload, pi int, g *ResourceGroup) bool {
 	return false
 }
 
-// rateFlavor classifies one flavor for one podset.
-func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc map[int]Qty) flavorChoice {
+// rateFlavor classifies one flavor for one podset. With skipSearch, a
+// flavor that would need preemption is reported as such without looking
+// for victims (the caller already has a better choice).
+func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsage, skipSearch bool) flavorChoice {
 	w := e.w
 	t := c.tree
 	nR := len(c.m.Resources)
-	fname := c.m.Flavors[f].Name
 	ch := flavorChoice{f: f, mode: modeFit}
 	n := c.need(w.shape, f)
 	if !n.ok {
-		return flavorChoice{f: f, mode: modeNoFit, reason: fmt.Sprintf("%s: the job does not fit on one of its nodes' resources", fname)}
+		return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNotPlaceable, f: f, r: -1}}
 	}
 	qnode := &t.nodes[e.qn]
 	preemptPossible := true
+	var frsBuf [4]int
+	ch.frsNeed = frsBuf[:0]
 	for _, r := range g.Resources {
 		req := n.podsets[pi][r]
 		if req <= 0 {
@@ -282,12 +359,11 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc map[int
 		}
 		fr := f*nR + r
 		if !qnode.declared[fr] {
-			return flavorChoice{f: f, mode: modeNoFit, reason: fmt.Sprintf("%s: no quota for %s", fname, c.m.Resources[r])}
+			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNoQuota, f: f, r: r}}
 		}
-		val := acc[fr] + req
-		if val > t.potentialAvailable(e.qn, fr) {
-			return flavorChoice{f: f, mode: modeNoFit, reason: fmt.Sprintf("%s: asks %s %s, more than the team could ever get (%s: quota plus borrowing limit)",
-				fname, fmtQty(val), c.m.Resources[r], fmtQty(t.potentialAvailable(e.qn, fr)))}
+		val := acc.get(fr) + req
+		if pa := t.potentialAvailable(e.qn, fr); val > pa {
+			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNeverFits, f: f, r: r, val: val, avail: pa}}
 		}
 		if val <= t.queueAvailable(e.qn, fr) {
 			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, fr, val))
@@ -296,8 +372,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc map[int
 		ch.frsNeed = append(ch.frsNeed, fr)
 		if !(val <= qnode.quota[fr].Nominal || c.mayReclaimInHierarchy(e.qn, fr, val) || c.canPreemptWhileBorrowing(e.q)) {
 			preemptPossible = false
-			ch.reason = fmt.Sprintf("%s: %s %s free to the team, %s needed, and it may not preempt beyond its quota",
-				fname, fmtQty(t.queueAvailable(e.qn, fr)), c.m.Resources[r], fmtQty(val))
+			ch.why = why{code: whyNoPreemption, f: f, r: r, val: val, avail: t.queueAvailable(e.qn, fr)}
 		}
 		if ch.mode == modeFit {
 			ch.mode = modePreempt
@@ -311,10 +386,16 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc map[int
 		}
 	}
 	if ch.mode == modeFit {
+		ch.frsNeed = nil
 		return ch
 	}
+	ch.frsNeed = append([]int(nil), ch.frsNeed...)
 	if !preemptPossible {
 		ch.mode = modeNoFit
+		return ch
+	}
+	if skipSearch {
+		ch.mode = modeNoCandidates
 		return ch
 	}
 	if w.shape.generic || len(e.w.shape.req.PodSets) == 1 {
@@ -326,7 +407,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc map[int
 		ch.targets = c.findTargets(&sub)
 		if len(ch.targets) == 0 {
 			ch.mode = modeNoCandidates
-			ch.reason = fmt.Sprintf("%s: not enough free and no running job may be preempted for it", fname)
+			ch.why = why{code: whyNoCandidates, f: f, r: -1}
 			return ch
 		}
 		ch.mode = modeReclaim
@@ -346,18 +427,18 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc map[int
 	return ch
 }
 
-func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc map[int]Qty) []frQty {
+func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc accUsage) []frQty {
 	nR := len(c.m.Resources)
 	n := c.need(w.shape, f)
 	var u []frQty
-	for fr, v := range acc {
-		if fr/nR != f {
-			u = append(u, frQty{fr, v})
+	for _, x := range acc {
+		if x.fr/nR != f {
+			u = append(u, x)
 		}
 	}
 	for _, r := range g.Resources {
 		if v := n.podsets[pi][r]; v > 0 {
-			u = append(u, frQty{f*nR + r, acc[f*nR+r] + v})
+			u = append(u, frQty{f*nR + r, acc.get(f*nR+r) + v})
 		}
 	}
 	return u

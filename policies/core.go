@@ -20,14 +20,18 @@ type Core struct {
 	now    float64
 
 	// per-cycle scratch
-	claimed     map[*Workload]bool
 	claimedList []*Workload
 	reserved    []reservation
 	scratch     scratch
 
-	afs   *afsState
-	fifo  *fifoState
-	batch *batchState
+	fw    *fairWork
+	arena arena
+	// stateVer changes whenever anything a nomination reads changes:
+	// usage, running jobs, evictions, nodes, quotas.
+	stateVer uint64
+	afs      *afsState
+	fifo     *fifoState
+	batch    *batchState
 }
 
 type reservation struct {
@@ -47,7 +51,7 @@ func NewCore(m *Model) (*Core, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Core{m: m, shapes: map[string]*shape{}, claimed: map[*Workload]bool{}}
+	c := &Core{m: m, shapes: map[string]*shape{}}
 	c.tree = newQuotaTree(m)
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))
@@ -238,6 +242,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	w.admittedAt = now
 	w.state = stateAdmitted
 	w.waiting = false
+	c.stateVer++
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}
@@ -247,7 +252,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	if pl.flavor < 0 && len(usage) > 0 && w.place.heldA == 0 {
 		w.place.heldA = accelOf(c.m, usage)
 	}
-	c.queues[w.Queue].addAdmitted(w)
+	c.queues[w.Queue].addAdmitted(w, len(c.m.Resources))
 	if c.afs != nil {
 		c.afs.admit(w, now)
 	}
@@ -270,6 +275,7 @@ func accelOf(m *Model, usage []frQty) Qty {
 
 // release undoes commit and bumps the capacity generation.
 func (c *Core) release(w *Workload) {
+	c.stateVer++
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	}
@@ -296,6 +302,7 @@ func (c *Core) capacityFreed(queue int) {
 }
 
 func (c *Core) capacityFreedAll() {
+	c.stateVer++
 	for i := range c.gen {
 		c.gen[i]++
 	}
@@ -328,6 +335,7 @@ func (c *Core) Requeue(w *Workload, now float64) {
 // SetNodeHealthy marks a node of a flavor up or down. Jobs on a node that
 // goes down must be requeued or finished by the caller first.
 func (c *Core) SetNodeHealthy(flavor int, node int32, up bool) {
+	c.stateVer++
 	if p := c.pools[flavor]; p != nil {
 		p.setHealthy(node, up)
 		if up {
@@ -385,6 +393,7 @@ func (c *Core) PickNodesToRemove(flavor, n int) []int32 {
 		p.setHealthy(i, false)
 		out = append(out, i)
 	}
+	c.stateVer++
 	for i := int32(len(p.nodes)) - 1; i >= 0 && len(out) < n; i-- {
 		if p.nodes[i].healthy {
 			p.setHealthy(i, false)
@@ -456,3 +465,6 @@ func (c *Core) AddCohortQuota(cohort, flavor, resource int, delta Qty) {
 	c.tree.recompute()
 	c.capacityFreedAll()
 }
+
+// isClaimed says whether a preemptor claimed the job as a victim this cycle.
+func (c *Core) isClaimed(w *Workload) bool { return w.claimedIn == c.cycles && c.cycles > 0 }

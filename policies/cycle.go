@@ -65,8 +65,19 @@ func (c *Core) quotaCycle(now float64) bool {
 		return false
 	}
 	c.cycles++
+	reuse := c.afs == nil && !c.m.PreferLeastLostWork
 	for i := range entries {
-		c.nominate(&entries[i])
+		e := &entries[i]
+		// A head looked at in the same state gets the same answer.
+		if w := e.w; reuse && w.nomEntry != nil && w.nomVer == c.stateVer {
+			*e = *w.nomEntry
+			continue
+		}
+		c.nominate(e)
+		if reuse {
+			cp := *e
+			e.w.nomEntry, e.w.nomVer = &cp, c.stateVer
+		}
 	}
 	progress := false
 	if c.m.FairSharing.Enabled {
@@ -94,7 +105,6 @@ func (c *Core) quotaCycle(now float64) bool {
 		c.tree.removeAll(r.node, r.usage)
 	}
 	c.reserved = c.reserved[:0]
-	clear(c.claimed)
 	c.claimedList = c.claimedList[:0]
 	return progress
 }
@@ -207,6 +217,7 @@ func (c *Core) process(e *entry, now float64) bool {
 	strict := c.m.Queues[e.q].Strategy == StrictFIFO
 	setAside := func(reason string) bool {
 		w.lastReason = reason
+		w.whys, w.nWhy, w.whyMode = e.whys, e.nWhy, e.mode
 		w.waiting = false
 		if c.queues[e.q].sticky == w {
 			c.queues[e.q].sticky = nil
@@ -219,16 +230,16 @@ func (c *Core) process(e *entry, now float64) bool {
 	}
 	switch e.mode {
 	case modeNoFit:
-		return setAside(e.reason)
+		return setAside("")
 	case modeNoCandidates:
 		if c.m.Queues[e.q].Reclaim != Any {
 			c.reserve(e)
 		}
-		return setAside(e.reason)
+		return setAside("")
 	case modePreempt, modeReclaim:
 		overlap := false
 		for _, t := range e.targets {
-			if c.claimed[t.w] {
+			if c.isClaimed(t.w) {
 				overlap = true
 			}
 		}
@@ -257,8 +268,8 @@ func (c *Core) process(e *entry, now float64) bool {
 		c.reserveFull(e)
 		issued := false
 		for _, t := range e.targets {
-			if !c.claimed[t.w] {
-				c.claimed[t.w] = true
+			if !c.isClaimed(t.w) {
+				t.w.claimedIn = c.cycles
 				c.claimedList = append(c.claimedList, t.w)
 			}
 			if t.w.state == stateEvicting {
@@ -266,6 +277,7 @@ func (c *Core) process(e *entry, now float64) bool {
 			}
 			t.w.state = stateEvicting
 			c.queues[t.w.Queue].victims.markEvicting(t.w)
+			c.stateVer++
 			c.plan.Preempted = append(c.plan.Preempted, Preemption{W: t.w, By: w, Reason: t.reason})
 			issued = true
 		}
@@ -296,7 +308,7 @@ func (c *Core) process(e *entry, now float64) bool {
 func (c *Core) admit(w *Workload, e *entry, pl placement, now float64) {
 	c.dequeue(w)
 	w.waiting = false
-	w.lastReason = ""
+	w.lastReason, w.nWhy, w.whyMode = "", 0, modeFit
 	c.commit(w, e.assignment, e.usage, pl, now)
 	c.plan.Admitted = append(c.plan.Admitted, Admission{W: w, Borrowing: e.borrowing > 0})
 }
@@ -326,7 +338,7 @@ func (c *Core) restoreClaimedQuota() {
 
 func (c *Core) removeTargetsQuota(ts []target) {
 	for _, t := range ts {
-		if !c.claimed[t.w] {
+		if !c.isClaimed(t.w) {
 			c.tree.removeAll(c.tree.qNode[t.w.Queue], t.w.usage)
 		}
 	}
@@ -334,7 +346,7 @@ func (c *Core) removeTargetsQuota(ts []target) {
 
 func (c *Core) restoreTargetsQuota(ts []target) {
 	for _, t := range ts {
-		if !c.claimed[t.w] {
+		if !c.isClaimed(t.w) {
 			c.tree.addAll(c.tree.qNode[t.w.Queue], t.w.usage)
 		}
 	}

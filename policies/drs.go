@@ -51,6 +51,15 @@ func cmpFloat(a, b float64) int {
 
 // shareOf computes a node's dominant resource share from current usage.
 func (c *Core) shareOf(n int) drs {
+	nd := &c.tree.nodes[n]
+	if nd.drsVer != nd.ver+1 {
+		nd.drsVal = c.computeShare(n)
+		nd.drsVer = nd.ver + 1
+	}
+	return nd.drsVal
+}
+
+func (c *Core) computeShare(n int) drs {
 	t := c.tree
 	nd := &t.nodes[n]
 	d := drs{weight: nd.weight}
@@ -71,10 +80,7 @@ func (c *Core) shareOf(n int) drs {
 			continue
 		}
 		d.borrowing = true
-		var lendable Qty
-		for fr := r; fr < t.nFR; fr += nR {
-			lendable += t.potentialAvailable(nd.parent, fr)
-		}
+		lendable := t.lendable[n*nR+r]
 		if lendable <= 0 {
 			continue
 		}
@@ -86,14 +92,5 @@ func (c *Core) shareOf(n int) drs {
 	if best > 0 {
 		d.ratio = best
 	}
-	return d
-}
-
-// shareWith computes a queue node's (or ancestor's) share with usage added
-// to the queue below it.
-func (c *Core) shareWith(qn int, usage []frQty, of int) drs {
-	c.tree.addAll(qn, usage)
-	d := c.shareOf(of)
-	c.tree.removeAll(qn, usage)
 	return d
 }

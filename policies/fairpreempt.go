@@ -24,30 +24,55 @@ func (s *single) pop() *Workload {
 	return w
 }
 
-type fairOrdering struct {
-	c        *Core
-	e        *entry
-	byQueue  map[int]candSource // queue node -> candidates
-	prunedQ  map[int]bool
-	prunedC  map[int]bool
-	ancestor map[int]bool
+// fairWork is scratch space reused by every fair-sharing search.
+type fairWork struct {
+	src      []candSource // by tree node
+	prunedQ  []bool
+	prunedC  []bool
+	ancestor []bool
+	retry    []single
+	inRetry  []bool
+	retrySrc []candSource
 }
 
-func (c *Core) newFairOrdering(e *entry, src map[int]candSource) *fairOrdering {
-	o := &fairOrdering{c: c, e: e, byQueue: src, prunedQ: map[int]bool{}, prunedC: map[int]bool{}, ancestor: map[int]bool{}}
-	for p := c.tree.nodes[e.qn].parent; p >= 0; p = c.tree.nodes[p].parent {
-		o.ancestor[p] = true
+func (c *Core) fairWork() *fairWork {
+	n := len(c.tree.nodes)
+	w := c.fw
+	if w == nil || len(w.src) != n {
+		w = &fairWork{src: make([]candSource, n), prunedQ: make([]bool, n), prunedC: make([]bool, n),
+			ancestor: make([]bool, n), retry: make([]single, n), inRetry: make([]bool, n), retrySrc: make([]candSource, n)}
+		c.fw = w
 	}
-	return o
+	clear(w.src)
+	clear(w.inRetry)
+	clear(w.retrySrc)
+	return w
+}
+
+type fairOrdering struct {
+	c   *Core
+	e   *entry
+	src []candSource // by node
+	w   *fairWork
+}
+
+func (c *Core) newFairOrdering(e *entry, src []candSource, w *fairWork) *fairOrdering {
+	clear(w.prunedQ)
+	clear(w.prunedC)
+	clear(w.ancestor)
+	for p := c.tree.nodes[e.qn].parent; p >= 0; p = c.tree.nodes[p].parent {
+		w.ancestor[p] = true
+	}
+	return &fairOrdering{c: c, e: e, src: src, w: w}
 }
 
 func (o *fairOrdering) has(qn int) bool {
-	s, ok := o.byQueue[qn]
-	return ok && s.peek() != nil
+	s := o.src[qn]
+	return s != nil && s.peek() != nil
 }
 
-func (o *fairOrdering) head(qn int) *Workload { return o.byQueue[qn].peek() }
-func (o *fairOrdering) pop(qn int) *Workload  { return o.byQueue[qn].pop() }
+func (o *fairOrdering) head(qn int) *Workload { return o.src[qn].peek() }
+func (o *fairOrdering) pop(qn int) *Workload  { return o.src[qn].pop() }
 
 // next returns the next target queue node, or -1 when none is left.
 func (o *fairOrdering) next() int {
@@ -59,7 +84,7 @@ func (o *fairOrdering) next() int {
 		return -1
 	}
 	root := t.rootOf[o.e.qn]
-	for !o.prunedC[root] {
+	for !o.w.prunedC[root] {
 		if qn := o.nextIn(root); qn >= 0 {
 			return qn
 		}
@@ -72,16 +97,16 @@ func (o *fairOrdering) nextIn(cohort int) int {
 	bestQ, bestC := -1, -1
 	var bestQD, bestCD drs
 	for _, qn := range t.nodes[cohort].queues {
-		if o.prunedQ[qn] {
+		if o.w.prunedQ[qn] {
 			continue
 		}
 		if !o.has(qn) {
-			o.prunedQ[qn] = true
+			o.w.prunedQ[qn] = true
 			continue
 		}
 		d := c.shareOf(qn)
 		if !d.borrowing && qn != o.e.qn {
-			o.prunedQ[qn] = true
+			o.w.prunedQ[qn] = true
 			continue
 		}
 		if bestQ < 0 {
@@ -96,12 +121,12 @@ func (o *fairOrdering) nextIn(cohort int) int {
 		}
 	}
 	for _, cn := range t.nodes[cohort].cohorts {
-		if o.prunedC[cn] {
+		if o.w.prunedC[cn] {
 			continue
 		}
 		d := c.shareOf(cn)
-		if !d.borrowing && !o.ancestor[cn] {
-			o.prunedC[cn] = true
+		if !d.borrowing && !o.w.ancestor[cn] {
+			o.w.prunedC[cn] = true
 			continue
 		}
 		if bestC < 0 || cmpDRS(d, bestCD) > 0 {
@@ -109,7 +134,7 @@ func (o *fairOrdering) nextIn(cohort int) int {
 		}
 	}
 	if bestQ < 0 && bestC < 0 {
-		o.prunedC[cohort] = true
+		o.w.prunedC[cohort] = true
 		return -1
 	}
 	if bestC >= 0 && (bestQ < 0 || cmpDRS(bestCD, bestQD) >= 0) {
@@ -142,34 +167,83 @@ func (c *Core) almostLCAs(a, b int) (int, int) {
 	return a, b
 }
 
+// passes applies the first fair-sharing rule.
+func passes(first FairStrategy, pNew, tOld, tNew drs) bool {
+	if first == LessThanOrEqualToFinalShare {
+		return cmpDRS(pNew, tNew) <= 0
+	}
+	return cmpDRS(pNew, tOld) < 0
+}
+
+// bestCaseShare is the lowest share a target team could fall to by losing
+// any one of its jobs on the needed resources: the share after removing the
+// smallest usage of each flavor-resource. If even that fails the first
+// rule, every candidate of the team fails it.
+//
+// With several needed flavor-resources no bound is computed and the
+// current share is returned (which any removal can only lower or keep).
+func (c *Core) bestCaseShare(team, ta int, frs []int) drs {
+	t := c.tree
+	if len(frs) != 1 {
+		return c.shareOf(ta)
+	}
+	sz := c.queues[team].sizes[frs[0]]
+	if len(sz) == 0 || sz[0].q <= 0 {
+		return c.shareOf(ta)
+	}
+	m := sz[0].q
+	qn := t.qNode[team]
+	t.removeUsage(qn, frs[0], m)
+	d := c.shareOf(ta)
+	t.addUsage(qn, frs[0], m)
+	return d
+}
+
 func (c *Core) fairTargets(e *entry) []target {
 	t := c.tree
 	spec := &c.m.Queues[e.q]
-	src := map[int]candSource{}
-	notClaimed := func(w *Workload) bool { return !(c.claimed[w] && w.state != stateEvicting) }
-	if spec.WithinQueue != Never {
-		src[e.qn] = c.newCandIter(e.q, e.q, func(w *Workload) bool {
-			return usesAny(w, e.frsNeed) && satisfies(spec.WithinQueue, e.w, w) && notClaimed(w)
-		})
+	w := c.fairWork()
+	src := w.src
+	strategies := c.m.FairSharing.Strategies
+	if len(strategies) == 0 {
+		strategies = defaultStrategies
 	}
+	own := false
+	if spec.WithinQueue != Never {
+		it := c.candIterFor(e.q, e, spec.WithinQueue, filterFair)
+		src[e.qn] = it
+		own = it.peek() != nil
+	}
+	var borrowers []int // queue nodes that may lend back
 	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never {
 		root := t.rootOf[e.qn]
 		for qi := range c.queues {
 			qn := t.qNode[qi]
-			if qn == e.qn || t.rootOf[qn] != root || !c.borrowingOn(qn, e.frsNeed) {
-				continue
+			if qn != e.qn && t.rootOf[qn] == root && c.borrowingOn(qn, e.frsNeed) {
+				borrowers = append(borrowers, qn)
 			}
-			src[qn] = c.newCandIter(qi, e.q, func(w *Workload) bool {
-				return usesAny(w, e.frsNeed) && satisfies(spec.Reclaim, e.w, w) && notClaimed(w)
-			})
 		}
 	}
-	any := false
-	for _, s := range src {
-		if s.peek() != nil {
-			any = true
-			break
+	if !own && len(borrowers) == 0 {
+		return nil
+	}
+	t.addAll(e.qn, e.usage)
+	withinNominal := true
+	for _, fr := range e.frsNeed {
+		if t.nodes[e.qn].usage[fr] > t.nodes[e.qn].subtree[fr] {
+			withinNominal = false
 		}
+	}
+	if !own && !withinNominal && !c.anyFairCandidatePossible(e, borrowers, strategies) {
+		t.removeAll(e.qn, e.usage)
+		return nil
+	}
+	t.removeAll(e.qn, e.usage)
+	any := own
+	for _, qn := range borrowers {
+		it := c.candIterFor(t.nodes[qn].queue, e, spec.Reclaim, filterFair)
+		src[qn] = it
+		any = any || it.peek() != nil
 	}
 	if !any {
 		return nil
@@ -183,28 +257,21 @@ func (c *Core) fairTargets(e *entry) []target {
 		t.addAll(e.qn, e.usage)
 		return ok
 	}
-	strategies := c.m.FairSharing.Strategies
-	if len(strategies) == 0 {
-		strategies = []FairStrategy{LessThanOrEqualToFinalShare, LessThanInitialShare}
-	}
-	withinNominal := true
-	for _, fr := range e.frsNeed {
-		if t.nodes[e.qn].usage[fr] > t.nodes[e.qn].subtree[fr] {
-			withinNominal = false
-		}
-	}
 	// Only the first candidate of each team that failed the first rule
 	// matters to the second, which takes one candidate per team.
-	retry := map[int]candSource{}
-	addRetry := func(qn int, w *Workload) {
-		if _, ok := retry[qn]; !ok {
-			retry[qn] = &single{w}
+	anyRetry := false
+	addRetry := func(qn int, x *Workload) {
+		if !w.inRetry[qn] {
+			w.inRetry[qn] = true
+			w.retry[qn] = single{x}
+			w.retrySrc[qn] = &w.retry[qn]
+			anyRetry = true
 		}
 	}
-	ord := c.newFairOrdering(e, src)
-	take := func(w *Workload, reason string) {
-		c.removeTarget(w)
-		targets = append(targets, target{w, reason})
+	ord := c.newFairOrdering(e, src, w)
+	take := func(x *Workload, reason string) {
+		c.removeTarget(x)
+		targets = append(targets, target{x, reason})
 		fit = check()
 	}
 	for qn := ord.next(); qn >= 0 && !fit; qn = ord.next() {
@@ -218,52 +285,44 @@ func (c *Core) fairTargets(e *entry) []target {
 		}
 		pa, ta := c.almostLCAs(e.qn, qn)
 		pNew, tOld := c.shareOf(pa), c.shareOf(ta)
-		if pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0) {
+		team := t.nodes[qn].queue
+		if (pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0)) ||
+			!passes(strategies[0], pNew, tOld, c.bestCaseShare(team, ta, e.frsNeed)) {
+			// No candidate of this team can pass the first rule.
 			addRetry(qn, ord.pop(qn))
-			for ord.has(qn) {
-				ord.pop(qn)
-			}
+			src[qn] = nil
 			continue
 		}
-		// Candidates with the same request give the same share once removed.
-		type sig struct {
-			s *shape
-			f int
-		}
-		tried := map[sig]bool{}
+		var failed []Qty // sizes known to fail: a larger job fails too
 		for ord.has(qn) {
-			w := ord.pop(qn)
-			if tried[sig{w.shape, w.Flavor()}] {
-				addRetry(qn, w)
+			x := ord.pop(qn)
+			if q := usageOn(x, e.frsNeed); knownToFail(failed, q) {
+				addRetry(qn, x)
 				continue
 			}
-			c.removeTarget(w)
+			c.removeTarget(x)
 			tNew := c.shareOf(ta)
-			c.restoreTarget(w)
-			var pass bool
-			if strategies[0] == LessThanOrEqualToFinalShare {
-				pass = cmpDRS(pNew, tNew) <= 0
-			} else {
-				pass = cmpDRS(pNew, tOld) < 0
-			}
-			if pass {
-				take(w, ReasonInCohortFairSharing)
+			c.restoreTarget(x)
+			if passes(strategies[0], pNew, tOld, tNew) {
+				take(x, ReasonInCohortFairSharing)
 				break
 			}
-			tried[sig{w.shape, w.Flavor()}] = true
-			addRetry(qn, w)
+			if q := usageOn(x, e.frsNeed); q >= 0 {
+				failed = append(failed, q)
+			}
+			addRetry(qn, x)
 		}
 	}
-	if !fit && len(strategies) > 1 && len(retry) > 0 {
-		ord2 := c.newFairOrdering(e, retry)
+	if !fit && len(strategies) > 1 && anyRetry {
+		ord2 := c.newFairOrdering(e, w.retrySrc, w)
 		for qn := ord2.next(); qn >= 0 && !fit; qn = ord2.next() {
 			pa, ta := c.almostLCAs(e.qn, qn)
 			pNew, tOld := c.shareOf(pa), c.shareOf(ta)
-			w := ord2.pop(qn)
+			x := ord2.pop(qn)
 			if cmpDRS(pNew, tOld) < 0 {
-				take(w, ReasonInCohortFairSharing)
+				take(x, ReasonInCohortFairSharing)
 			}
-			ord2.prunedQ[qn] = true
+			w.prunedQ[qn] = true
 		}
 	}
 	t.removeAll(e.qn, e.usage)
@@ -274,6 +333,50 @@ func (c *Core) fairTargets(e *entry) []target {
 	targets = c.minimise(e, targets, true)
 	c.restoreTargets(targets)
 	return targets
+}
+
+var defaultStrategies = []FairStrategy{LessThanOrEqualToFinalShare, LessThanInitialShare}
+
+// anyFairCandidatePossible is a quick test, with the preemptor's usage
+// added, of whether any borrowing team could pass either rule with any one
+// of its jobs. Shares only move when a victim is taken, so if none can pass
+// now, the search would take nobody.
+func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []FairStrategy) bool {
+	for _, qn := range borrowers {
+		pa, ta := c.almostLCAs(e.qn, qn)
+		pNew, tOld := c.shareOf(pa), c.shareOf(ta)
+		if pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0) {
+			continue
+		}
+		if passes(strategies[0], pNew, tOld, c.bestCaseShare(c.tree.nodes[qn].queue, ta, e.frsNeed)) {
+			return true
+		}
+		if len(strategies) > 1 && cmpDRS(pNew, tOld) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// usageOn is a job's usage of the one needed flavor-resource it uses, or -1
+// when it uses several (then no size shortcut applies).
+func usageOn(w *Workload, frs []int) Qty {
+	if len(frs) != 1 || len(w.usage) != 1 || w.usage[0].fr != frs[0] {
+		return -1
+	}
+	return w.usage[0].q
+}
+
+func knownToFail(failed []Qty, q Qty) bool {
+	if q < 0 {
+		return false
+	}
+	for _, f := range failed {
+		if q >= f {
+			return true
+		}
+	}
+	return false
 }
 
 // borrowingOn says whether a queue node uses more than its quota on any fr.

@@ -65,11 +65,23 @@ func (c *Core) Schedule(now float64) *Plan {
 	return &c.plan
 }
 
+// reason is the job's last reason, formatting a set-aside one on demand.
+func (c *Core) reason(w *Workload) string {
+	if w.lastReason != "" || (w.nWhy == 0 && w.whyMode != modeNoCandidates) {
+		return w.lastReason
+	}
+	e := entry{whys: w.whys, nWhy: w.nWhy, mode: w.whyMode}
+	return c.reasonText(&e)
+}
+
 // Why returns the state and a readable reason for a pending job, as of the
 // last cycle that looked at it.
 func (c *Core) Why(w *Workload) (state, reason string) {
 	if w.state != statePending {
 		return "", ""
+	}
+	if w.lastReason == "" {
+		w.lastReason = c.reason(w)
 	}
 	if w.waiting {
 		return StateWaitingForPreemption, w.lastReason
@@ -83,7 +95,7 @@ func (c *Core) Why(w *Workload) (state, reason string) {
 	if s := w.sub; s != nil && c.parked(w.Queue, s) {
 		r := w.lastReason
 		if r == "" && len(s.h) > 0 {
-			r = s.h[0].lastReason
+			r = c.reason(s.h[0])
 			if r != "" {
 				r = "same request as " + jobName(s.h[0]) + ": " + r
 			}

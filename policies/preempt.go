@@ -35,6 +35,7 @@ type cand struct {
 }
 
 func (c *Core) findTargets(e *entry) []target {
+	c.arena.reset()
 	if c.m.FairSharing.Enabled {
 		return c.fairTargets(e)
 	}
@@ -95,7 +96,7 @@ func (c *Core) candidateLess(a, b *Workload, q int) bool {
 }
 
 func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
-	if !usesAny(w, e.frsNeed) || c.claimed[w] && w.state != stateEvicting {
+	if !usesAny(w, e.frsNeed) || c.isClaimed(w) && w.state != stateEvicting {
 		return vNever
 	}
 	spec := &c.m.Queues[e.q]
@@ -180,7 +181,11 @@ func (c *Core) merged(e *entry, srcs []source, adv, evicting bool) *mergeIter {
 		filter := func(w *Workload) bool {
 			return (w.state == stateEvicting) == evicting && c.classify(e, w, adv) != vNever
 		}
-		m.its = append(m.its, c.newCandIter(s.team, e.q, filter))
+		p := c.m.Queues[e.q].Reclaim
+		if s.team == e.q {
+			p = c.m.Queues[e.q].WithinQueue
+		}
+		m.its = append(m.its, c.newCandIter(s.team, e.q, e.frsNeed, bound(p, e.w), filter))
 		m.lca = append(m.lca, s.lca)
 	}
 	return m

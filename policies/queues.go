@@ -25,6 +25,9 @@ type queueState struct {
 	pending  int
 	admitted []*Workload
 	victims  victimIndex
+	// sizes counts running jobs by their usage of each flavor-resource,
+	// smallest first.
+	sizes map[int][]sizeCount
 }
 
 // before orders two pending jobs of one queue.
@@ -130,10 +133,16 @@ func (q *queueState) remove(w *Workload, firstCome bool) {
 	}
 }
 
-func (q *queueState) addAdmitted(w *Workload) {
+func (q *queueState) addAdmitted(w *Workload, nR int) {
 	w.queuePos = len(q.admitted)
 	q.admitted = append(q.admitted, w)
-	q.victims.add(w)
+	q.victims.add(w, nR)
+	if q.sizes == nil {
+		q.sizes = map[int][]sizeCount{}
+	}
+	for _, u := range w.usage {
+		q.sizes[u.fr] = addSize(q.sizes[u.fr], u.q, 1)
+	}
 }
 
 func (q *queueState) removeAdmitted(w *Workload) {
@@ -145,4 +154,32 @@ func (q *queueState) removeAdmitted(w *Workload) {
 	q.admitted = q.admitted[:last]
 	w.queuePos = -1
 	q.victims.remove(w)
+	for _, u := range w.usage {
+		q.sizes[u.fr] = addSize(q.sizes[u.fr], u.q, -1)
+	}
+}
+
+type sizeCount struct {
+	q Qty
+	n int32
+}
+
+// addSize adds d jobs of size q to a sorted list of counts.
+func addSize(s []sizeCount, q Qty, d int32) []sizeCount {
+	i := 0
+	for i < len(s) && s[i].q < q {
+		i++
+	}
+	if i < len(s) && s[i].q == q {
+		if s[i].n += d; s[i].n <= 0 {
+			s = append(s[:i], s[i+1:]...)
+		}
+		return s
+	}
+	if d > 0 {
+		s = append(s, sizeCount{})
+		copy(s[i+1:], s[i:])
+		s[i] = sizeCount{q, d}
+	}
+	return s
 }

@@ -20,6 +20,9 @@ type treeNode struct {
 	usage     []Qty
 	height    int
 	hasParent bool
+	ver       uint64 // bumped when usage changes
+	drsVer    uint64
+	drsVal    drs
 }
 
 type quotaTree struct {
@@ -29,6 +32,9 @@ type quotaTree struct {
 	qNode  []int // queue index -> node index
 	cNode  []int // cohort index -> node index
 	rootOf []int // node -> root node
+	// lendable[n*nRes+r] is what n's parent could ever lend of resource r,
+	// over all flavors: the denominator of n's dominant resource share.
+	lendable []Qty
 }
 
 func newQuotaTree(m *Model) *quotaTree {
@@ -124,6 +130,19 @@ func (t *quotaTree) recompute() {
 	for _, r := range t.roots() {
 		t.recomputeNode(r)
 	}
+	for i := range t.nodes {
+		t.nodes[i].ver++
+	}
+	t.lendable = make([]Qty, len(t.nodes)*t.nRes)
+	for n := range t.nodes {
+		p := t.nodes[n].parent
+		if p < 0 {
+			continue
+		}
+		for fr := 0; fr < t.nFR; fr++ {
+			t.lendable[n*t.nRes+fr%t.nRes] += t.potentialAvailable(p, fr)
+		}
+	}
 }
 
 func (t *quotaTree) recomputeNode(n int) {
@@ -165,6 +184,7 @@ func (t *quotaTree) addUsage(n, fr int, v Qty) {
 		nd := &t.nodes[n]
 		la := max(0, nd.local[fr]-nd.usage[fr])
 		nd.usage[fr] += v
+		nd.ver++
 		if nd.parent < 0 {
 			return
 		}
@@ -181,6 +201,7 @@ func (t *quotaTree) removeUsage(n, fr int, v Qty) {
 		nd := &t.nodes[n]
 		stored := nd.usage[fr] - nd.local[fr]
 		nd.usage[fr] -= v
+		nd.ver++
 		if stored <= 0 || nd.parent < 0 {
 			return
 		}

@@ -2,11 +2,13 @@ package policies
 
 import "slices"
 
-// Running jobs of a team, kept in preemption-candidate order so a search
-// for victims reads them lazily instead of sorting them all: jobs being
-// evicted first, then by priority (lowest first), then most recently
-// admitted first (Kueue's CandidatesOrdering). Each priority level is a
-// list in admission order, walked from its newest end.
+// Running jobs of a team, kept in preemption-candidate order so that a
+// search for victims reads them lazily instead of sorting them all: jobs
+// being evicted first, then by priority (lowest first), then most recently
+// admitted first (Kueue's CandidatesOrdering). They are filed by flavor, so
+// a search for room on one instance type never walks jobs on another; each
+// (flavor, priority) level is a list in admission order, read from its
+// newest end.
 
 type admLevel struct {
 	prio       int32
@@ -14,17 +16,28 @@ type admLevel struct {
 }
 
 type victimIndex struct {
-	levels   []*admLevel // by priority, ascending
+	byFlavor [][]*admLevel // [flavor+1] levels by priority, ascending; [0]: jobs on several flavors
 	evicting []*Workload
 }
 
-func (v *victimIndex) level(p int32) *admLevel {
-	i, found := slices.BinarySearchFunc(v.levels, p, func(l *admLevel, p int32) int { return cmpInt32(l.prio, p) })
+func (v *victimIndex) levels(f int) []*admLevel {
+	if f+1 < len(v.byFlavor) {
+		return v.byFlavor[f+1]
+	}
+	return nil
+}
+
+func (v *victimIndex) level(f int, p int32) *admLevel {
+	for len(v.byFlavor) <= f+1 {
+		v.byFlavor = append(v.byFlavor, nil)
+	}
+	ls := v.byFlavor[f+1]
+	i, found := slices.BinarySearchFunc(ls, p, func(l *admLevel, p int32) int { return cmpInt32(l.prio, p) })
 	if found {
-		return v.levels[i]
+		return ls[i]
 	}
 	l := &admLevel{prio: p}
-	v.levels = slices.Insert(v.levels, i, l)
+	v.byFlavor[f+1] = slices.Insert(ls, i, l)
 	return l
 }
 
@@ -38,8 +51,35 @@ func cmpInt32(a, b int32) int {
 	return 0
 }
 
-func (v *victimIndex) add(w *Workload) {
-	l := v.level(w.Priority)
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// victimFlavor is the one flavor a job uses, or -1 if several or none.
+func victimFlavor(w *Workload, nR int) int {
+	f := -1
+	for _, u := range w.usage {
+		uf := u.fr / nR
+		if f >= 0 && uf != f {
+			return -1
+		}
+		f = uf
+	}
+	if f < 0 && w.place.flavor >= 0 {
+		f = w.place.flavor
+	}
+	return f
+}
+
+func (v *victimIndex) add(w *Workload, nR int) {
+	w.vflavor = victimFlavor(w, nR)
+	l := v.level(w.vflavor, w.Priority)
 	w.prev, w.next = l.tail, nil
 	if l.tail != nil {
 		l.tail.next = w
@@ -54,7 +94,7 @@ func (v *victimIndex) unlink(w *Workload) {
 	if !w.inLevel {
 		return
 	}
-	l := v.level(w.Priority)
+	l := v.level(w.vflavor, w.Priority)
 	if w.prev != nil {
 		w.prev.next = w.next
 	} else {
@@ -84,29 +124,153 @@ func (v *victimIndex) remove(w *Workload) {
 	}
 }
 
-// candIter walks one team's running jobs in candidate order.
-type candIter struct {
+// walker reads one flavor's levels in candidate order.
+type walker struct {
 	c      *Core
-	q      int // the preemptor's queue (for the ordering of evicting jobs)
-	v      *victimIndex
-	ev     []*Workload
-	evPos  int
+	q      int
+	levels []*admLevel
+	bound  int32 // levels at or above this priority are not read
 	lvl    int
 	cur    *Workload
 	buf    []*Workload
 	bufPos int
-	peeked *Workload
-	filter func(*Workload) bool
+	head   *Workload
 }
 
-func (c *Core) newCandIter(team, preemptorQueue int, filter func(*Workload) bool) *candIter {
+func (wk *walker) advance() {
+	wk.head = nil
+	for {
+		if wk.bufPos < len(wk.buf) {
+			wk.head = wk.buf[wk.bufPos]
+			wk.bufPos++
+			return
+		}
+		if wk.cur == nil {
+			wk.lvl++
+			if wk.lvl >= len(wk.levels) || wk.levels[wk.lvl].prio >= wk.bound {
+				return
+			}
+			wk.cur = wk.levels[wk.lvl].tail
+			if wk.c.m.PreferLeastLostWork || wk.c.afs != nil {
+				// Orders that depend on the time: sort the level.
+				wk.buf = wk.buf[:0]
+				for w := wk.cur; w != nil; w = w.prev {
+					wk.buf = append(wk.buf, w)
+				}
+				slices.SortStableFunc(wk.buf, func(a, b *Workload) int { return wk.c.candidateCmp(a, b, wk.q) })
+				wk.bufPos, wk.cur = 0, nil
+				continue
+			}
+			if wk.cur == nil {
+				continue
+			}
+		}
+		// A run of jobs admitted at the same instant goes in sequence order.
+		wk.buf = wk.buf[:0]
+		t := wk.cur.admittedAt
+		for wk.cur != nil && wk.cur.admittedAt == t {
+			wk.buf = append(wk.buf, wk.cur)
+			wk.cur = wk.cur.prev
+		}
+		if len(wk.buf) > 1 {
+			slices.SortFunc(wk.buf, func(a, b *Workload) int { return cmpInt64(a.Seq, b.Seq) })
+		}
+		wk.bufPos = 0
+	}
+}
+
+// candIter walks one team's running jobs that use given flavors, in
+// candidate order, skipping those the filter rejects.
+type candIter struct {
+	c       *Core
+	q       int
+	ev      []*Workload
+	evPos   int
+	walkers []*walker
+	peeked  *Workload
+	filter  func(*Workload) bool
+	f       candFilter
+}
+
+// Filters of candidates.
+const (
+	filterFair      = iota // uses a needed resource, allowed by the policy, not claimed
+	filterClassical        // classify gives a variant, evicting state matches
+)
+
+type candFilter struct {
+	kind     uint8
+	e        *entry
+	policy   PreemptPolicy
+	adv      bool
+	evicting bool
+}
+
+func (c *Core) keep(f *candFilter, w *Workload) bool {
+	switch f.kind {
+	case filterFair:
+		return usesAny(w, f.e.frsNeed) && satisfies(f.policy, f.e.w, w) && !(c.isClaimed(w) && w.state != stateEvicting)
+	default:
+		return (w.state == stateEvicting) == f.evicting && c.classify(f.e, w, f.adv) != vNever
+	}
+}
+
+// candIterFor starts a filtered walk over a team's candidates for an entry.
+func (c *Core) candIterFor(team int, e *entry, p PreemptPolicy, kind uint8) *candIter {
+	it := c.newCandIter(team, e.q, e.frsNeed, bound(p, e.w), nil)
+	it.f = candFilter{kind: kind, e: e, policy: p}
+	return it
+}
+
+// newCandIter reads team's jobs on the flavors of frs; bound stops before
+// jobs of that priority or higher (use maxPrio for no bound).
+func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32, filter func(*Workload) bool) *candIter {
 	v := &c.queues[team].victims
-	it := &candIter{c: c, q: preemptorQueue, v: v, filter: filter, lvl: -1}
-	if len(v.evicting) > 0 {
-		it.ev = slices.Clone(v.evicting)
+	it := c.arena.iter()
+	it.c, it.q, it.filter = c, preemptorQueue, filter
+	for _, w := range v.evicting {
+		if usesAny(w, frs) {
+			it.ev = append(it.ev, w)
+		}
+	}
+	if len(it.ev) > 1 {
 		slices.SortStableFunc(it.ev, func(a, b *Workload) int { return c.candidateCmp(a, b, preemptorQueue) })
 	}
+	nR := len(c.m.Resources)
+	add := func(f int) {
+		if ls := v.levels(f); len(ls) > 0 {
+			wk := c.arena.walker()
+			wk.c, wk.q, wk.levels, wk.bound, wk.lvl = c, preemptorQueue, ls, bound, -1
+			wk.advance()
+			it.walkers = append(it.walkers, wk)
+		}
+	}
+	add(-1)
+	var seen [8]int
+	flavors := seen[:0]
+	for _, fr := range frs {
+		if f := fr / nR; !slices.Contains(flavors, f) {
+			flavors = append(flavors, f)
+			add(f)
+		}
+	}
 	return it
+}
+
+const maxPrio = int32(1<<31 - 1)
+
+// bound is the first priority a policy never preempts, for a preemptor.
+func bound(p PreemptPolicy, preemptor *Workload) int32 {
+	switch p {
+	case LowerPriority:
+		return preemptor.Priority
+	case LowerOrNewerEqualPriority:
+		if preemptor.Priority == maxPrio {
+			return maxPrio
+		}
+		return preemptor.Priority + 1
+	}
+	return maxPrio
 }
 
 // raw returns the next job in order, unfiltered.
@@ -115,59 +279,30 @@ func (it *candIter) raw() *Workload {
 		it.evPos++
 		return it.ev[it.evPos-1]
 	}
-	for {
-		if it.bufPos < len(it.buf) {
-			it.bufPos++
-			return it.buf[it.bufPos-1]
+	best := -1
+	for i, wk := range it.walkers {
+		if wk.head == nil {
+			continue
 		}
-		if it.cur == nil {
-			it.lvl++
-			if it.lvl >= len(it.v.levels) {
-				return nil
-			}
-			it.cur = it.v.levels[it.lvl].tail
-			if it.c.m.PreferLeastLostWork || it.c.afs != nil {
-				// Orders that depend on now: sort the level.
-				it.buf = it.buf[:0]
-				for w := it.cur; w != nil; w = w.prev {
-					it.buf = append(it.buf, w)
-				}
-				slices.SortStableFunc(it.buf, func(a, b *Workload) int { return it.c.candidateCmp(a, b, it.q) })
-				it.bufPos, it.cur = 0, nil
-				continue
-			}
-			if it.cur == nil {
-				continue
-			}
+		if best < 0 || it.c.candidateLess(wk.head, it.walkers[best].head, it.q) {
+			best = i
 		}
-		// A run of jobs admitted at the same instant goes in sequence order.
-		it.buf = it.buf[:0]
-		t := it.cur.admittedAt
-		for it.cur != nil && it.cur.admittedAt == t {
-			it.buf = append(it.buf, it.cur)
-			it.cur = it.cur.prev
-		}
-		if len(it.buf) > 1 {
-			slices.SortFunc(it.buf, func(a, b *Workload) int { return cmpInt64(a.Seq, b.Seq) })
-		}
-		it.bufPos = 0
 	}
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+	if best < 0 {
+		return nil
 	}
-	return 0
+	w := it.walkers[best].head
+	it.walkers[best].advance()
+	return w
 }
 
 // peek returns the next job that passes the filter, without consuming it.
 func (it *candIter) peek() *Workload {
 	if it.peeked == nil {
 		for w := it.raw(); w != nil; w = it.raw() {
+			if it.f.e != nil && !it.c.keep(&it.f, w) {
+				continue
+			}
 			if it.filter == nil || it.filter(w) {
 				it.peeked = w
 				break
@@ -192,4 +327,35 @@ func (c *Core) candidateCmp(a, b *Workload, q int) int {
 		return 1
 	}
 	return 0
+}
+
+// arena hands out iterators and walkers for one search and takes them all
+// back at the start of the next, so searches do not allocate.
+type arena struct {
+	iters   []*candIter
+	nIters  int
+	walkers []*walker
+	nWalk   int
+}
+
+func (a *arena) reset() { a.nIters, a.nWalk = 0, 0 }
+
+func (a *arena) iter() *candIter {
+	if a.nIters == len(a.iters) {
+		a.iters = append(a.iters, &candIter{})
+	}
+	it := a.iters[a.nIters]
+	a.nIters++
+	*it = candIter{ev: it.ev[:0], walkers: it.walkers[:0]}
+	return it
+}
+
+func (a *arena) walker() *walker {
+	if a.nWalk == len(a.walkers) {
+		a.walkers = append(a.walkers, &walker{})
+	}
+	wk := a.walkers[a.nWalk]
+	a.nWalk++
+	*wk = walker{buf: wk.buf[:0]}
+	return wk
 }

@@ -112,8 +112,15 @@ type Workload struct {
 	waiting    bool // issued preemptions, sticky head
 	lastState  string
 	lastReason string
+	whys       [4]why // why it could not go, formatted on demand
+	nWhy       int
+	whyMode    mode
 	prev, next *Workload // in the team's victim index
 	inLevel    bool
+	vflavor    int
+	claimedIn  int64 // cycle in which a preemptor claimed it
+	nomEntry   *entry
+	nomVer     uint64
 	batchTerm  float64
 	batchRef   float64
 }

@@ -146,8 +146,10 @@ func (c *Core) batchPass(now float64) {
 			if blocked[i] || b.shares[i].q.n == 0 {
 				continue
 			}
+			// Lowest usage per weight; on a tie, the larger weight (the
+			// smaller Batch weightFactor), then the team listed first.
 			sc := b.score(i, now)
-			if best < 0 || sc < bestScore {
+			if best < 0 || sc < bestScore || (sc == bestScore && b.shares[i].weight > b.shares[best].weight) {
 				best, bestScore = i, sc
 			}
 		}

@@ -103,6 +103,9 @@ func (s *Scenario) Build() *Built {
 		}
 	}
 	cpuOn, memOn := s.quotaResources()
+	// The ratio rule fills one from the other: model both or neither.
+	cpuOn = cpuOn || memOn
+	memOn = cpuOn
 	cpuR, memR := -1, -1
 	if cpuOn {
 		cpuR = len(m.Resources)

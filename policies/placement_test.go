@@ -1,0 +1,73 @@
+package policies_test
+
+import (
+	"testing"
+
+	"github.com/allot-sim/allot/policies"
+)
+
+const twoNodes = `
+name: t
+fleet:
+  instance_types:
+    - {name: eight, accelerators: 8, vcpus: 64, memory_gib: 512}
+  nodes: [{type: eight, count: 3}]
+teams: [{name: a}]
+policy: {kind: fifo}
+`
+
+func TestJobOfAtLeastOneNodeTakesWholeNodes(t *testing.T) {
+	f := newFixture(t, twoNodes)
+	w := f.submit(job{name: "j12", team: "a", acc: 12})
+	adm, _ := f.step(0)
+	eq(t, "admitted", adm, []string{"j12@eight"})
+	if got := w.Held(); got != 16*policies.Milli {
+		t.Errorf("a 12-accelerator job on 8-accelerator nodes holds %d/1000, want 16 (two whole nodes)", got)
+	}
+	if n := len(w.Nodes()); n != 2 {
+		t.Errorf("nodes %d, want 2", n)
+	}
+}
+
+func TestSmallJobsPackOntoPartlyUsedNodeBeforeBreakingAFreeOne(t *testing.T) {
+	f := newFixture(t, twoNodes)
+	a := f.submit(job{name: "a", team: "a", acc: 4})
+	b := f.submit(job{name: "b", team: "a", acc: 2})
+	c := f.submit(job{name: "c", team: "a", acc: 2})
+	f.step(0)
+	if a.Nodes()[0] != b.Nodes()[0] || b.Nodes()[0] != c.Nodes()[0] {
+		t.Errorf("4+2+2 accelerators spread over nodes %v %v %v, want one node", a.Nodes(), b.Nodes(), c.Nodes())
+	}
+	d := f.submit(job{name: "d", team: "a", acc: 8})
+	f.step(1)
+	if d.Nodes()[0] == a.Nodes()[0] {
+		t.Errorf("an 8-accelerator job was put on the full node")
+	}
+}
+
+func TestGangStartsWholeOrNotAtAll(t *testing.T) {
+	f := newFixture(t, twoNodes)
+	small := f.submit(job{name: "small", team: "a", acc: 1})
+	f.step(0)
+	f.submit(job{name: "gang", team: "a", acc: 24}) // needs all 3 nodes; one is partly used
+	adm, _ := f.step(1)
+	eq(t, "admitted with one node partly used", adm, nil)
+	f.core.Finish(small, 2)
+	adm, _ = f.step(2)
+	eq(t, "admitted once all three nodes are free", adm, []string{"gang@eight"})
+}
+
+func TestPlacementDependsOnNodeStateNotHistory(t *testing.T) {
+	// The lowest-numbered free node is used, however the nodes got free.
+	f := newFixture(t, twoNodes)
+	x := f.submit(job{name: "x", team: "a", acc: 8})
+	y := f.submit(job{name: "y", team: "a", acc: 8})
+	f.step(0)
+	f.core.Finish(y, 1)
+	f.core.Finish(x, 1)
+	z := f.submit(job{name: "z", team: "a", acc: 8})
+	f.step(2)
+	if z.Nodes()[0] != 0 {
+		t.Errorf("node %d, want 0", z.Nodes()[0])
+	}
+}

@@ -256,7 +256,7 @@ func (c *Collector) makeSummary() *Summary {
 	info := c.info
 	g := &c.g
 	win := info.Horizon - info.Warmup
-	s := &Summary{Scenario: info.Scenario, Policy: info.Policy, Seed: info.Seed, WindowS: [2]float64{info.Warmup, info.Horizon},
+	s := &Summary{Scenario: info.Scenario, Policy: info.Policy, Seed: info.Seed, WindowS: [2]float64{info.Warmup, info.Horizon}, BucketS: info.Bucket,
 		Capacity: Capacity{ByType: map[string]int{}}, ByTeam: map[string]TeamStats{}, ByPriorityClass: map[string]ClassStats{},
 		Utilization: Utilization{ByType: map[string]float64{}}, Cost: Cost{UnpricedTypes: []string{}}}
 	for t, ti := range info.Types {
@@ -401,4 +401,17 @@ func className(info *workload.RunInfo, cls int32) string {
 		return info.PriorityClasses[cls]
 	}
 	return "none"
+}
+
+// AllocatedAccSeconds is the accelerator-seconds held over the whole run.
+func (c *Collector) AllocatedAccSeconds() float64 {
+	sum := 0.0
+	for t := range c.alloc {
+		for m := range c.alloc[t] {
+			for _, x := range c.alloc[t][m].b {
+				sum += x
+			}
+		}
+	}
+	return sum
 }

@@ -12,6 +12,7 @@ type Summary struct {
 	Policy            string                `json:"policy"`
 	Seed              uint64                `json:"seed"`
 	WindowS           [2]float64            `json:"window_s"`
+	BucketS           float64               `json:"bucket_s"`
 	Capacity          Capacity              `json:"capacity"`
 	Jobs              JobCounts             `json:"jobs"`
 	Preemptions       int                   `json:"preemptions"`

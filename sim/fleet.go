@@ -85,7 +85,7 @@ func (s *Sim) change(ch *Change) {
 // adjustPool keeps the shared pool of unallocated capacity in step with
 // nodes arriving or leaving.
 func (s *Sim) adjustPool(fs policies.FlavorSpec, f, delta int) {
-	if s.in.PoolCohort < 0 || s.in.Model.Kind != policies.KindQuota {
+	if s.in.PoolCohort < 0 || (s.in.Model.Kind != policies.KindQuota && !s.in.Model.Reservations) {
 		return
 	}
 	d := policies.Qty(delta)

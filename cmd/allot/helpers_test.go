@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,16 +72,12 @@ func simulateScenario(t *testing.T, s *scenarios.Scenario, seed uint64, record b
 	for _, e := range chk.Errors {
 		t.Errorf("invariant violated (%s, policy %s, seed %d): %s", s.Name, s.Policy.Kind, seed, e)
 	}
-	// Accelerator-seconds add up: the collector's integral equals the sum
-	// over run segments.
-	sum := col.Summary()
-	allocated := sum.Utilization.Mean * installedSeconds(sum, s)
-	_ = allocated
-	return runResult{sum: sum, checker: chk, rec: rec}
-}
-
-func installedSeconds(sum *reports.Summary, s *scenarios.Scenario) float64 {
-	return float64(sum.Capacity.Accelerators) * (s.Horizon - s.Warmup)
+	// Accelerator-seconds add up: what the collector integrated over time
+	// equals the sum of held × time over every run segment.
+	if a, b := col.AllocatedAccSeconds(), chk.HeldSeconds(); math.Abs(a-b) > 1e-6*math.Max(1, b) {
+		t.Errorf("accelerator-seconds: collector %.3f, run segments %.3f", a, b)
+	}
+	return runResult{sum: col.Summary(), checker: chk, rec: rec}
 }
 
 // writeFile writes a fixture into a temporary directory.
@@ -98,4 +95,13 @@ func cli(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

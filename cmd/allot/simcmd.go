@@ -122,7 +122,7 @@ func printSummary(w io.Writer, s *reports.Summary) {
 	fmt.Fprintf(tw, "capacity\t%d accelerators\n", s.Capacity.Accelerators)
 	fmt.Fprintf(tw, "jobs\t%d submitted, %d started, %d completed, %d failed, %d running and %d pending at the end\n",
 		s.Jobs.Submitted, s.Jobs.Started, s.Jobs.Completed, s.Jobs.Failed, s.Jobs.RunningAtEnd, s.Jobs.PendingAtEnd)
-	fmt.Fprintf(tw, "utilisation\tmean %.1f%%, peak (p95 of %s buckets) %.1f%%, max %.1f%%\n", 100*s.Utilization.Mean, "hourly", 100*s.Utilization.P95Bucket, 100*s.Utilization.MaxBucket)
+	fmt.Fprintf(tw, "utilisation\tmean %.1f%%, peak (p95 of %s buckets) %.1f%%, max %.1f%%\n", 100*s.Utilization.Mean, hours(s.BucketS), 100*s.Utilization.P95Bucket, 100*s.Utilization.MaxBucket)
 	fmt.Fprintf(tw, "goodput\t%.1f%% of installed accelerator-time\n", 100*s.Goodput)
 	fmt.Fprintf(tw, "wait\tmean %s, p50 %s, p95 %s, p99 %s, max %s\n", hours(s.WaitS.Mean), hours(s.WaitS.P50), hours(s.WaitS.P95), hours(s.WaitS.P99), hours(s.WaitS.Max))
 	fmt.Fprintf(tw, "preemptions\t%d (per job p95 %.0f, max %.0f); node failures %d\n", s.Preemptions, s.PreemptionsPerJob.P95, s.PreemptionsPerJob.Max, s.NodeFailures)

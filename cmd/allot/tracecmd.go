@@ -63,11 +63,9 @@ FILE. A scenario can replay the file with workload.trace.`,
 					w.Close()
 					return err
 				}
-				if s.Synthetic.Until == 0 || j.Submit < s.Horizon || true {
-					if err := w.Write(&j); err != nil {
-						w.Close()
-						return err
-					}
+				if err := w.Write(&j); err != nil {
+					w.Close()
+					return err
 				}
 				n++
 				if n%10000 == 0 {

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s has no example", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(os.Stdout, os.Stderr))
+	code, out, _ := cli("sim", "--help")
+	if code != 0 || !strings.Contains(out, "allot sim scenarios/amazon-search.yaml") {
+		t.Errorf("sim --help: exit %d\n%s", code, out)
+	}
+}
+
+func TestParitySnapshotsPassAllotCycleCheck(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "parity", "kueue")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if len(files) == 0 {
+		t.Skipf("no parity snapshots at %s (../shared is not beside the repository)", dir)
+	}
+	for _, f := range files {
+		if code, out, errs := cli("cycle", f, "--check"); code != 0 {
+			t.Errorf("%s: exit %d\n%s%s", filepath.Base(f), code, out, errs)
+		}
+	}
+}
+
+func TestCycleCheckExitsOneOnADifference(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "snap.yaml", `
+kind: cycle
+flavors: [default]
+queues:
+- name: q
+  resource_groups:
+  - flavors:
+    - flavor: default
+      resources: {cpu: {nominal: 4}}
+pending:
+- name: small
+  queue: q
+  podsets: [{name: main, count: 1, per_pod: {cpu: 2}}]
+expected:
+  admitted: []
+  preempted: []
+  pending: [{name: small, state: inadmissible}]
+`)
+	code, out, errs := cli("cycle", p, "--check")
+	if code != exitProblem || !strings.Contains(errs, "admitted small, expected not admitted") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = cli("cycle", p, "--json")
+	var res struct {
+		Admitted []struct {
+			Name    string
+			Flavors map[string]map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || len(res.Admitted) != 1 || res.Admitted[0].Flavors["main"]["cpu"] != "default" {
+		t.Errorf("cycle --json: exit %d, %v\n%s", code, err, out)
+	}
+}
+
+func TestWhyPendingNamesTheReason(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "snap.yaml", `
+kind: cycle
+flavors: [default]
+queues:
+- name: q
+  resource_groups:
+  - flavors:
+    - flavor: default
+      resources: {cpu: {nominal: 4, borrowing_limit: 0}}
+pending:
+- name: huge
+  queue: q
+  podsets: [{name: main, count: 1, per_pod: {cpu: 8}}]
+`)
+	_, out, _ := cli("cycle", p)
+	if !strings.Contains(out, "huge") || !strings.Contains(out, "more than the team could ever get") {
+		t.Errorf("no reason:\n%s", out)
+	}
+}
+
+func TestExitCodesAndErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.yaml", "name: x\nflet: {}\n")
+	code, _, errs := cli("sim", bad)
+	if code != exitBadInput || !strings.HasPrefix(errs, "allot: "+bad+":2: unknown key \"flet\"") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := cli("sim"); code != exitBadInput {
+		t.Errorf("missing argument: exit %d", code)
+	}
+	if code, _, _ := cli("sim", "../../scenarios/mm16.yaml", "--bogus"); code != exitBadInput {
+		t.Errorf("unknown flag: exit %d", code)
+	}
+	if code, _, errs := cli("sim", "../../scenarios/mm16.yaml", "--policy", "lottery"); code != exitBadInput || !strings.Contains(errs, "not a policy kind") {
+		t.Errorf("bad --policy: exit %d %q", code, errs)
+	}
+}
+
+func TestTraceGenWritesAReplayableTrace(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "jobs.parquet")
+	if code, _, errs := cli("trace", "gen", "../../scenarios/hyperpod-teams-h2.yaml", "-o", out); code != exitBadInput || !strings.Contains(errs, "not synthetic") {
+		t.Errorf("trace gen on a trace scenario: exit %d %q", code, errs)
+	}
+	if code, _, errs := cli("trace", "gen", "../../scenarios/mm16.yaml", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// A scenario replaying the trace gives the same summary as the generator.
+	src := mustRead(t, "../../scenarios/mm16.yaml")
+	body := src[:strings.Index(src, "workload:")] + "workload:\n  trace: jobs.parquet\nsim:\n  seed: 1\n  horizon: 2000d\n  warmup: 10d\n  bucket: 1d\n"
+	replay := writeFile(t, dir, "replay.yaml", body)
+	a := simulate(t, "../../scenarios/mm16.yaml", "", 0, false).sum
+	b := simulate(t, replay, "", 0, false).sum
+	if a.Jobs != b.Jobs || a.WaitS != b.WaitS || a.Utilization.Mean != b.Utilization.Mean {
+		t.Errorf("replay differs:\n%+v %+v\n%+v %+v", a.Jobs, a.WaitS, b.Jobs, b.WaitS)
+	}
+}
+
+func TestCatalogJSONListsSourcesAndMarksUnpricedTypes(t *testing.T) {
+	code, out, _ := cli("catalog", "--json")
+	var entries []catalogEntry
+	if err := json.Unmarshal([]byte(out), &entries); err != nil || code != 0 || len(entries) < 11 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	for _, e := range entries {
+		if e.Source == "" {
+			t.Errorf("%s has no source", e.Name)
+		}
+		if e.Name == "p5e.48xlarge" && e.PricePerHour != nil {
+			t.Errorf("p5e has a price")
+		}
+	}
+}

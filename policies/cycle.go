@@ -217,7 +217,10 @@ func (c *Core) process(e *entry, now float64) bool {
 	strict := c.m.Queues[e.q].Strategy == StrictFIFO
 	setAside := func(reason string) bool {
 		w.lastReason = reason
-		w.whys, w.nWhy, w.whyMode = e.whys, e.nWhy, e.mode
+		if w.aside == nil {
+			w.aside = &setAside{}
+		}
+		*w.aside = setAside{whys: e.whys, n: e.nWhy, mode: e.mode}
 		w.waiting = false
 		if c.queues[e.q].sticky == w {
 			c.queues[e.q].sticky = nil
@@ -308,7 +311,7 @@ func (c *Core) process(e *entry, now float64) bool {
 func (c *Core) admit(w *Workload, e *entry, pl placement, now float64) {
 	c.dequeue(w)
 	w.waiting = false
-	w.lastReason, w.nWhy, w.whyMode = "", 0, modeFit
+	w.lastReason, w.aside = "", nil
 	c.commit(w, e.assignment, e.usage, pl, now)
 	c.plan.Admitted = append(c.plan.Admitted, Admission{W: w, Borrowing: e.borrowing > 0})
 }

@@ -67,10 +67,10 @@ func (c *Core) Schedule(now float64) *Plan {
 
 // reason is the job's last reason, formatting a set-aside one on demand.
 func (c *Core) reason(w *Workload) string {
-	if w.lastReason != "" || (w.nWhy == 0 && w.whyMode != modeNoCandidates) {
+	if w.lastReason != "" || w.aside == nil {
 		return w.lastReason
 	}
-	e := entry{whys: w.whys, nWhy: w.nWhy, mode: w.whyMode}
+	e := entry{whys: w.aside.whys, nWhy: w.aside.n, mode: w.aside.mode}
 	return c.reasonText(&e)
 }
 

@@ -112,9 +112,7 @@ type Workload struct {
 	waiting    bool // issued preemptions, sticky head
 	lastState  string
 	lastReason string
-	whys       [4]why // why it could not go, formatted on demand
-	nWhy       int
-	whyMode    mode
+	aside      *setAside // why it could not go, formatted on demand
 	prev, next *Workload // in the team's victim index
 	inLevel    bool
 	vflavor    int
@@ -167,4 +165,11 @@ func (w *Workload) usesFR(fr int) bool {
 		}
 	}
 	return false
+}
+
+// setAside is why a job was last set aside.
+type setAside struct {
+	whys [4]why
+	n    int
+	mode mode
 }

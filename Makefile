@@ -9,8 +9,10 @@ build:
 	$(GO) build -o $(BIN) ./cmd/allot
 
 # The whole suite: unit tests, parity cases, queueing theory, invariants on
-# every shipped scenario, the CLI end to end.
+# every shipped scenario, the CLI end to end, the HTML report in headless
+# Chromium (installed once by scripts/ensure-chromium.sh).
 test: build
+	./scripts/ensure-chromium.sh
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 

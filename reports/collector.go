@@ -23,6 +23,7 @@ type Collector struct {
 	alloc     [][]*series // [type][team]
 	borrowed  [][]*series
 	lent      [][]*series
+	quotaS    [][]*series // [type][team] quota over time
 	inst      []*series
 	goodput   []float64
 	pending   []*series // [team] pending jobs
@@ -48,6 +49,8 @@ type Collector struct {
 	teamSub   []int
 	teamLost  []float64
 	lostWin   float64
+	runtime   float64 // sum of end - first start of completed jobs
+	nRuntime  int
 	end       workload.RunEnd
 	summary   *Summary
 }
@@ -69,7 +72,7 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 		}
 		return out
 	}
-	c.alloc, c.borrowed, c.lent = mk(), mk(), mk()
+	c.alloc, c.borrowed, c.lent, c.quotaS = mk(), mk(), mk(), mk()
 	c.held = make([][]float64, c.nT)
 	c.installed = make([]float64, c.nT)
 	c.inst = make([]*series, c.nT)
@@ -85,6 +88,9 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 	for m, tm := range info.Teams {
 		c.quota[m] = make([]float64, c.nT)
 		copy(c.quota[m], tm.Quota)
+		for t := range c.quota[m] {
+			c.g.set(c.quotaS[t][m], 0, c.quota[m][t])
+		}
 	}
 	for t := range info.Types {
 		c.retally(t, 0)
@@ -198,6 +204,7 @@ func (c *Collector) Event(e *workload.Event) {
 		c.retally(t, e.Time)
 	case workload.EvQuota:
 		c.quota[e.Team][e.Type] = e.Quota
+		c.g.set(c.quotaS[e.Type][e.Team], e.Time, e.Quota)
 		c.retally(int(e.Type), e.Time)
 	}
 }
@@ -214,6 +221,8 @@ func (c *Collector) Job(r *workload.JobRecord) {
 	case workload.StateCompleted:
 		c.counts.Completed++
 		c.teamDone[r.Team]++
+		c.runtime += r.End - r.FirstStart
+		c.nRuntime++
 	case workload.StateFailed:
 		c.counts.Failed++
 	case workload.StateRunning:
@@ -238,6 +247,7 @@ func (c *Collector) End(end *workload.RunEnd) error {
 			c.g.flush(c.alloc[t][m])
 			c.g.flush(c.borrowed[t][m])
 			c.g.flush(c.lent[t][m])
+			c.g.flush(c.quotaS[t][m])
 		}
 	}
 	for m := 0; m < c.nM; m++ {
@@ -393,6 +403,9 @@ func (c *Collector) makeSummary() *Summary {
 	}
 	s.Extra = &Extra{LostAcceleratorHours: c.lostWin / 3600, MeanPending: pend / win, MeanRunning: run / win,
 		ArrivalRatePerHour: float64(c.counts.Submitted) / (win / 3600)}
+	if c.nRuntime > 0 {
+		s.Extra.MeanRuntimeS = c.runtime / float64(c.nRuntime)
+	}
 	return s
 }
 

@@ -28,6 +28,7 @@ type Summary struct {
 	Sim               SimStats              `json:"sim"`
 	Extra             *Extra                `json:"extra,omitempty"`
 	Objectives        []ObjectiveResult     `json:"objectives,omitempty"`
+	Fidelity          *Fidelity             `json:"fidelity,omitempty"`
 }
 
 // Capacity is the installed accelerators at the start of the window.
@@ -124,6 +125,7 @@ type Extra struct {
 	MeanPending          float64 `json:"mean_pending_jobs"`
 	MeanRunning          float64 `json:"mean_running_jobs"`
 	ArrivalRatePerHour   float64 `json:"arrival_rate_per_hour"`
+	MeanRuntimeS         float64 `json:"mean_runtime_s"`
 }
 
 // ObjectiveResult is an objective checked against the summary.

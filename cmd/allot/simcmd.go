@@ -53,6 +53,16 @@ quota) or a policy file; --out writes the run's files.`,
 			}
 			col := reports.NewCollector()
 			var sink workload.Sink = col
+			if outDir != "" {
+				if err := os.MkdirAll(outDir, 0o755); err != nil {
+					return err
+				}
+				jw, err := reports.NewJobsWriter(filepath.Join(outDir, reports.JobsFile))
+				if err != nil {
+					return err
+				}
+				sink = workload.Tee(col, jw)
+			}
 			err = sim.Run(in, sink)
 			bar.done()
 			if err != nil {
@@ -64,11 +74,11 @@ quota) or a policy file; --out writes the run's files.`,
 				printStats(cmd.ErrOrStderr(), s.Name, sum)
 			}
 			if outDir != "" {
-				if err := os.MkdirAll(outDir, 0o755); err != nil {
+				if err := reports.WriteRun(outDir, col.Data()); err != nil {
 					return err
 				}
-				if err := writeJSON(filepath.Join(outDir, "summary.json"), sum); err != nil {
-					return err
+				if !asJSON {
+					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s/{%s,%s,%s,%s,%s}\n", outDir, reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
 				}
 			}
 			if asJSON {

@@ -1,0 +1,318 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/plot/plotter"
+)
+
+// ComparisonFile holds a comparison's results.
+const ComparisonFile = "comparison.json"
+
+// Comparison is several variants (scenario × policy), each run over the
+// same seeds.
+type Comparison struct {
+	Variants []*VariantResult `json:"variants"`
+	KPIs     []KPIRow         `json:"kpis"`
+}
+
+// VariantResult is one variant's runs.
+type VariantResult struct {
+	Name      string     `json:"name"`
+	Scenario  string     `json:"scenario"`
+	Policy    string     `json:"policy"`
+	Seeds     []uint64   `json:"seeds"`
+	Summaries []*Summary `json:"summaries"`
+	// For the overlaid charts: per-bucket fleet utilisation and pending
+	// jobs averaged over seeds, and wait quantiles pooled over seeds.
+	BucketMid   []float64          `json:"bucket_mid_s"`
+	Utilization []float64          `json:"utilization"`
+	Pending     []float64          `json:"pending_jobs"`
+	WaitQ       []float64          `json:"wait_quantiles_s"` // at i/(len-1)
+	UsageShare  map[string]float64 `json:"usage_share"`
+}
+
+// Stat is a mean with a 95% confidence interval (NaN bounds for one run).
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+}
+
+// KPIRow is one headline figure across variants, with the difference of
+// each variant to the first (paired by seed).
+type KPIRow struct {
+	Key    string `json:"key"`
+	Label  string `json:"label"`
+	Higher bool   `json:"higher_is_better"`
+	Values []Stat `json:"values"`
+	Diffs  []Stat `json:"diff_to_first"`
+}
+
+// headline lists the compared figures: summary path, label, higher better.
+var headline = []struct {
+	key, label string
+	higher     bool
+}{
+	{"utilization.mean", "utilisation, mean", true},
+	{"utilization.p95_bucket", "utilisation, peak (p95 bucket)", true},
+	{"goodput", "goodput", true},
+	{"wait_s.mean", "wait, mean", false},
+	{"wait_s.p95", "wait, p95", false},
+	{"fairness.jain", "fairness (Jain)", true},
+	{"preemptions", "preemptions", false},
+	{"jobs.completed", "jobs completed", true},
+	{"jobs.pending_at_end", "jobs pending at the end", false},
+	{"cost.usd_per_useful_accelerator_hour", "USD per useful accelerator-hour", false},
+}
+
+// meanCI is the mean of xs with a Student-t 95% interval.
+func meanCI(xs []float64) Stat {
+	m, sd := stat.MeanStdDev(xs, nil)
+	if len(xs) < 2 {
+		return Stat{Mean: m, Lo: math.NaN(), Hi: math.NaN()}
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
+	h := t * sd / math.Sqrt(float64(len(xs)))
+	return Stat{Mean: m, Lo: m - h, Hi: m + h}
+}
+
+// AddRun records one seed's run of a variant.
+func (v *VariantResult) AddRun(seed uint64, d *RunData) {
+	v.Seeds = append(v.Seeds, seed)
+	v.Summaries = append(v.Summaries, d.Summary)
+	n := len(d.Start)
+	if len(v.Utilization) == 0 {
+		v.BucketMid, v.Utilization, v.Pending = make([]float64, n), make([]float64, n), make([]float64, n)
+		v.UsageShare = map[string]float64{}
+	}
+	k0 := len(v.Seeds)
+	for k := 0; k < n && k < len(v.Utilization); k++ {
+		v.BucketMid[k] = (d.Start[k] + d.End[k]) / 2
+		a, in, p := 0.0, 0.0, 0.0
+		for t := range d.Types {
+			in += d.Installed[t][k]
+			for m := range d.Teams {
+				a += d.Allocated[t][m][k]
+			}
+		}
+		for m := range d.Teams {
+			p += d.Pending[m][k]
+		}
+		// running means over seeds
+		v.Utilization[k] += (ratio(a, in) - v.Utilization[k]) / float64(k0)
+		v.Pending[k] += (p - v.Pending[k]) / float64(k0)
+	}
+	for team, ts := range d.Summary.ByTeam {
+		v.UsageShare[team] += (ts.UsageShare - v.UsageShare[team]) / float64(k0)
+	}
+	var waits []float64
+	for _, w := range d.WaitsByTeam {
+		waits = append(waits, w...)
+	}
+	sort.Float64s(waits)
+	q := make([]float64, 101)
+	for i := range q {
+		if len(waits) > 0 {
+			q[i] = waits[min(len(waits)-1, int(float64(i)/100*float64(len(waits)-1)+0.5))]
+		}
+	}
+	if len(v.WaitQ) == 0 {
+		v.WaitQ = q
+	} else {
+		for i := range q {
+			v.WaitQ[i] += (q[i] - v.WaitQ[i]) / float64(k0)
+		}
+	}
+}
+
+// Finish computes the KPI table.
+func (c *Comparison) Finish() error {
+	c.KPIs = nil
+	for _, h := range headline {
+		row := KPIRow{Key: h.key, Label: h.label, Higher: h.higher}
+		var first []float64
+		for i, v := range c.Variants {
+			xs := make([]float64, len(v.Summaries))
+			for j, s := range v.Summaries {
+				x, err := Lookup(s, h.key)
+				if err != nil {
+					return err
+				}
+				xs[j] = x
+			}
+			row.Values = append(row.Values, meanCI(xs))
+			if i == 0 {
+				first = xs
+				row.Diffs = append(row.Diffs, Stat{})
+				continue
+			}
+			diffs := make([]float64, min(len(xs), len(first)))
+			for j := range diffs {
+				diffs[j] = xs[j] - first[j]
+			}
+			row.Diffs = append(row.Diffs, meanCI(diffs))
+		}
+		c.KPIs = append(c.KPIs, row)
+	}
+	return nil
+}
+
+// FormatStat prints a mean with its interval.
+func FormatStat(s Stat, key string) string {
+	f := func(x float64) string {
+		switch {
+		case strings.HasPrefix(key, "utilization") || key == "goodput":
+			return fmt.Sprintf("%.1f%%", 100*x)
+		case strings.HasPrefix(key, "wait_s"):
+			return FmtDuration(math.Abs(x))
+		case key == "fairness.jain":
+			return fmt.Sprintf("%.3f", x)
+		case strings.HasPrefix(key, "cost"):
+			return fmt.Sprintf("$%.2f", x)
+		}
+		return fmt.Sprintf("%.0f", x)
+	}
+	if math.IsNaN(s.Lo) {
+		return f(s.Mean)
+	}
+	return fmt.Sprintf("%s ± %s", f(s.Mean), f((s.Hi-s.Lo)/2))
+}
+
+// FormatDiff prints a difference to the first variant.
+func FormatDiff(s Stat, key string) string {
+	sign := "+"
+	if s.Mean < 0 {
+		sign = "-"
+	}
+	abs := Stat{Mean: math.Abs(s.Mean), Lo: s.Lo, Hi: s.Hi}
+	return sign + FormatStat(abs, key)
+}
+
+// Table is the side-by-side KPI table, as rows of cells.
+func (c *Comparison) Table() (head []string, rows [][]string) {
+	head = []string{"KPI"}
+	for i, v := range c.Variants {
+		head = append(head, v.Name)
+		if i > 0 {
+			head = append(head, "vs "+c.Variants[0].Name)
+		}
+	}
+	for _, k := range c.KPIs {
+		r := []string{k.Label}
+		for i := range c.Variants {
+			r = append(r, FormatStat(k.Values[i], k.Key))
+			if i > 0 {
+				r = append(r, FormatDiff(k.Diffs[i], k.Key))
+			}
+		}
+		rows = append(rows, r)
+	}
+	return head, rows
+}
+
+// LoadComparison reads comparison.json.
+func LoadComparison(dir string) (*Comparison, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ComparisonFile))
+	if err != nil {
+		return nil, err
+	}
+	var c Comparison
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ComparisonFile), err)
+	}
+	return &c, nil
+}
+
+// WriteComparison writes comparison.json and renders the report.
+func WriteComparison(dir string, c *Comparison) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ComparisonFile), b, 0o644); err != nil {
+		return err
+	}
+	return RenderComparison(dir, c)
+}
+
+// RenderComparison writes the charts, report.md and report.html.
+func RenderComparison(dir string, c *Comparison) error {
+	charts, err := comparisonCharts(c)
+	if err != nil {
+		return err
+	}
+	if err := writeCharts(dir, charts); err != nil {
+		return err
+	}
+	names := make([]string, len(c.Variants))
+	for i, v := range c.Variants {
+		names[i] = v.Name
+	}
+	p := &page{Title: "Comparison: " + strings.Join(names, " vs "), Charts: charts}
+	if len(c.Variants) > 0 {
+		v := c.Variants[0]
+		p.Sub = fmt.Sprintf("%d seeds per variant (%v); means with 95%% confidence intervals; differences to %s paired by seed.", len(v.Seeds), v.Seeds, v.Name)
+	}
+	head, rows := c.Table()
+	p.Tables = []table{{Title: "Headline figures", Head: head, Rows: rows}}
+	return writePages(dir, p)
+}
+
+func comparisonCharts(c *Comparison) ([]Chart, error) {
+	var out []Chart
+	p := newPlot("", "day", "utilisation %")
+	for i, v := range c.Variants {
+		pts := make(plotter.XYs, len(v.Utilization))
+		for k := range pts {
+			pts[k] = plotter.XY{X: days(v.BucketMid[k]), Y: 100 * v.Utilization[k]}
+		}
+		if err := line(p, v.Name, pts, i+1, false); err != nil {
+			return nil, err
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, 105
+	ch, err := render("cmp-utilization", "Utilisation over time (mean over seeds)", "", p)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, ch)
+
+	groups := map[string][]float64{}
+	for _, v := range c.Variants {
+		groups[v.Name] = v.WaitQ
+	}
+	ch, err = cdfChart("cmp-wait", "Wait time distribution (pooled over seeds)", groups)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, ch)
+
+	p = newPlot("", "day", "jobs waiting")
+	for i, v := range c.Variants {
+		pts := make(plotter.XYs, len(v.Pending))
+		for k := range pts {
+			pts[k] = plotter.XY{X: days(v.BucketMid[k]), Y: v.Pending[k]}
+		}
+		if err := line(p, v.Name, pts, i+1, false); err != nil {
+			return nil, err
+		}
+	}
+	p.Y.Min = 0
+	if ch, err = render("cmp-pending", "Pending jobs over time (mean over seeds)", "", p); err != nil {
+		return nil, err
+	}
+	out = append(out, ch)
+	return out, nil
+}

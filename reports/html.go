@@ -1,0 +1,208 @@
+package reports
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// page is what the HTML and Markdown templates see.
+type page struct {
+	Title    string
+	Sub      string
+	KPIs     [][2]string
+	Tables   []table
+	Charts   []Chart
+	Notes    []string
+	Fidelity []string
+}
+
+type table struct {
+	Title string
+	Head  []string
+	Rows  [][]string
+}
+
+// FmtDuration formats seconds for people.
+func FmtDuration(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "-"
+	case s < 120:
+		return fmt.Sprintf("%.0f s", s)
+	case s < 7200:
+		return fmt.Sprintf("%.1f min", s/60)
+	case s < 3*86400:
+		return fmt.Sprintf("%.1f h", s/3600)
+	}
+	return fmt.Sprintf("%.1f d", s/86400)
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// runPage lays out a run report.
+func runPage(d *RunData, charts []Chart) *page {
+	s := d.Summary
+	p := &page{Title: fmt.Sprintf("%s — policy %s, seed %d", s.Scenario, s.Policy, s.Seed),
+		Sub: fmt.Sprintf("Days %.1f to %.1f; %d accelerators; %s buckets.", days(s.WindowS[0]), days(s.WindowS[1]), s.Capacity.Accelerators, fmtDur(s.BucketS))}
+	preempted := 0
+	for _, t := range s.ByTeam {
+		preempted += t.Preemptions
+	}
+	p.KPIs = [][2]string{
+		{"utilisation, mean", pct(s.Utilization.Mean)},
+		{"utilisation, peak (p95 bucket)", pct(s.Utilization.P95Bucket)},
+		{"goodput", pct(s.Goodput)},
+		{"jobs submitted / completed", fmt.Sprintf("%d / %d", s.Jobs.Submitted, s.Jobs.Completed)},
+		{"running / pending at the end", fmt.Sprintf("%d / %d", s.Jobs.RunningAtEnd, s.Jobs.PendingAtEnd)},
+		{"preemptions", fmt.Sprintf("%d", s.Preemptions)},
+		{"wait, mean / p95", FmtDuration(s.WaitS.Mean) + " / " + FmtDuration(s.WaitS.P95)},
+		{"runtime, mean", "-"},
+		{"fairness (Jain)", fmt.Sprintf("%.3f", s.Fairness.Jain)},
+		{"cost per useful accelerator-hour", fmt.Sprintf("$%.2f", s.Cost.USDPerUsefulAcceleratorHour)},
+	}
+	if s.Extra != nil {
+		p.KPIs[7][1] = FmtDuration(s.Extra.MeanRuntimeS)
+	}
+	teams := sortedKeys(s.ByTeam)
+	tt := table{Title: "Teams", Head: []string{"team", "usage", "entitled", "borrowed (mean)", "lent (mean)", "jobs done", "wait mean", "wait p95", "preempted"}}
+	for _, n := range teams {
+		t := s.ByTeam[n]
+		tt.Rows = append(tt.Rows, []string{n, pct(t.UsageShare), pct(t.EntitledShare), fmt.Sprintf("%.1f", t.BorrowedMean), fmt.Sprintf("%.1f", t.LentMean),
+			fmt.Sprintf("%d", t.JobsCompleted), FmtDuration(t.WaitS.Mean), FmtDuration(t.WaitS.P95), fmt.Sprintf("%d", t.Preemptions)})
+	}
+	ct := table{Title: "Priority classes", Head: []string{"class", "jobs", "started", "wait mean", "wait p95", "wait max"}}
+	for _, n := range sortedKeys(s.ByPriorityClass) {
+		c := s.ByPriorityClass[n]
+		ct.Rows = append(ct.Rows, []string{n, fmt.Sprintf("%d", c.JobsSubmitted), fmt.Sprintf("%d", c.JobsStarted), FmtDuration(c.WaitS.Mean), FmtDuration(c.WaitS.P95), FmtDuration(c.WaitS.Max)})
+	}
+	ut := table{Title: "Instance types", Head: []string{"type", "accelerators", "utilisation"}}
+	for _, n := range sortedKeys(s.Utilization.ByType) {
+		ut.Rows = append(ut.Rows, []string{n, fmt.Sprintf("%d", s.Capacity.ByType[n]), pct(s.Utilization.ByType[n])})
+	}
+	p.Tables = []table{tt, ct, ut}
+	if len(s.Objectives) > 0 {
+		ot := table{Title: "Objectives", Head: []string{"objective", "value", "met"}}
+		for _, o := range s.Objectives {
+			met := "yes"
+			if !o.Met {
+				met = "NO"
+			}
+			ot.Rows = append(ot.Rows, []string{o.Objective, fmt.Sprintf("%.4g", o.Value), met})
+		}
+		p.Tables = append(p.Tables, ot)
+	}
+	if len(s.Cost.UnpricedTypes) > 0 {
+		p.Notes = append(p.Notes, "Left out of cost (no published price): "+strings.Join(s.Cost.UnpricedTypes, ", ")+".")
+	}
+	if f := d.Fidelity; f != nil {
+		p.Fidelity = fidelityLines(f)
+	}
+	p.Charts = charts
+	return p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func fidelityLines(f *Fidelity) []string {
+	return []string{
+		fmt.Sprintf("Jobs compared: %d (those with original start and end times).", f.Jobs),
+		fmt.Sprintf("Wait: original mean %s, simulated %s (relative error %+.0f%%); medians %s and %s; KS distance %.3f.",
+			FmtDuration(f.Wait.Orig.Mean), FmtDuration(f.Wait.Sim.Mean), 100*f.Wait.MeanErr, FmtDuration(f.Wait.Orig.P50), FmtDuration(f.Wait.Sim.P50), f.Wait.KS),
+		fmt.Sprintf("Completion time (end − submit): original mean %s, simulated %s (%+.0f%%); medians %s and %s; KS distance %.3f.",
+			FmtDuration(f.Complete.Orig.Mean), FmtDuration(f.Complete.Sim.Mean), 100*f.Complete.MeanErr, FmtDuration(f.Complete.Orig.P50), FmtDuration(f.Complete.Sim.P50), f.Complete.KS),
+		fmt.Sprintf("Accelerators in use per bucket: mean absolute difference %.1f%% of the fleet.", 100*f.UtilizationMAE),
+	}
+}
+
+const htmlTemplate = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{background:#1d2330;color:#fff;padding:18px 32px}
+header h1{margin:0;font-size:22px}
+header p{margin:4px 0 0;color:#c9ced8}
+main{max-width:1180px;margin:0 auto;padding:20px 32px}
+.kpis{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:10px;margin-bottom:20px}
+.kpi{background:#fff;border-radius:6px;padding:12px 14px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+.kpi .v{font-size:22px;font-weight:600}
+.kpi .k{font-size:12px;color:#5b6475;text-transform:uppercase;letter-spacing:.03em}
+section{background:#fff;border-radius:6px;padding:14px 18px;margin-bottom:18px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+h2{font-size:17px;margin:0 0 8px}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{padding:5px 8px;border-bottom:1px solid #e3e6eb;text-align:right}
+th:first-child,td:first-child{text-align:left}
+th{color:#5b6475;font-weight:600}
+figure{margin:0}
+figure svg{width:100%;height:auto}
+figcaption{font-size:12px;color:#5b6475;margin-top:4px}
+.note{font-size:13px;color:#5b6475}
+</style></head>
+<body>
+<header><h1>{{.Title}}</h1><p>{{.Sub}}</p></header>
+<main>
+<div class="kpis">{{range .KPIs}}<div class="kpi"><div class="k">{{index . 0}}</div><div class="v">{{index . 1}}</div></div>{{end}}</div>
+{{range .Charts}}<section class="chart" id="chart-{{.ID}}"><h2>{{.Title}}</h2><figure>{{svg .SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure></section>
+{{end}}
+{{if .Fidelity}}<section id="fidelity"><h2>Replay fidelity</h2>{{range .Fidelity}}<p class="note">{{.}}</p>{{end}}</section>{{end}}
+{{range .Tables}}<section><h2>{{.Title}}</h2><table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></section>
+{{end}}
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}
+<p class="note">Made by allot. Self-contained: no network needed to read it.</p>
+</main></body></html>
+`
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"svg": func(s string) template.HTML { return template.HTML(s) },
+}).Parse(htmlTemplate))
+
+func (p *page) writeHTML(w io.Writer) error { return htmlTmpl.Execute(w, p) }
+
+// writeMarkdown writes the same report as Markdown, with charts as files.
+func (p *page) writeMarkdown(w io.Writer, chartDir string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n| | |\n|---|---|\n", p.Title, p.Sub)
+	for _, k := range p.KPIs {
+		fmt.Fprintf(&b, "| %s | %s |\n", k[0], k[1])
+	}
+	b.WriteString("\n")
+	for _, c := range p.Charts {
+		fmt.Fprintf(&b, "## %s\n\n![%s](%s/%s.svg)\n\n", c.Title, c.Title, chartDir, c.ID)
+		if c.Note != "" {
+			fmt.Fprintf(&b, "%s\n\n", c.Note)
+		}
+	}
+	if len(p.Fidelity) > 0 {
+		b.WriteString("## Replay fidelity\n\n")
+		for _, l := range p.Fidelity {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+		b.WriteString("\n")
+	}
+	for _, t := range p.Tables {
+		fmt.Fprintf(&b, "## %s\n\n| %s |\n|%s\n", t.Title, strings.Join(t.Head, " | "), strings.Repeat("---|", len(t.Head)))
+		for _, r := range t.Rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(r, " | "))
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "%s\n\n", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

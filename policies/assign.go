@@ -417,12 +417,12 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 			}
 		}
 		// Borrowing level once the targets are gone.
-		c.removeTargets(ch.targets)
+		c.treeRemove(ch.targets)
 		ch.borrow = 0
 		for _, u := range sub.usage {
 			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, u.fr, u.q))
 		}
-		c.restoreTargets(ch.targets)
+		c.treeRestore(ch.targets)
 	}
 	return ch
 }

@@ -68,7 +68,6 @@ func (c *Core) computeShare(n int) drs {
 	}
 	nR := t.nRes
 	var best float64 = -1
-	bestRes := -1
 	for r := 0; r < nR; r++ {
 		var b Qty
 		for fr := r; fr < t.nFR; fr += nR {
@@ -85,9 +84,7 @@ func (c *Core) computeShare(n int) drs {
 			continue
 		}
 		ratio := float64(b) * 1000 / float64(lendable)
-		if ratio > best || (ratio == best && c.m.Resources[r] < c.m.Resources[bestRes]) {
-			best, bestRes = ratio, r
-		}
+		best = max(best, ratio)
 	}
 	if best > 0 {
 		d.ratio = best

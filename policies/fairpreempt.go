@@ -300,9 +300,11 @@ func (c *Core) fairTargets(e *entry) []target {
 				addRetry(qn, x)
 				continue
 			}
-			c.removeTarget(x)
+			// Shares depend on quota usage alone: leave the nodes be.
+			xn := t.qNode[x.Queue]
+			t.removeAll(xn, x.usage)
 			tNew := c.shareOf(ta)
-			c.restoreTarget(x)
+			t.addAll(xn, x.usage)
 			if passes(strategies[0], pNew, tOld, tNew) {
 				take(x, ReasonInCohortFairSharing)
 				break

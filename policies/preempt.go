@@ -362,3 +362,17 @@ func (c *Core) restoreTargets(ts []target) {
 		c.restoreTarget(t.w)
 	}
 }
+
+// treeRemove and treeRestore move targets' usage in the quota tree only,
+// for questions about quota and shares that do not involve nodes.
+func (c *Core) treeRemove(ts []target) {
+	for _, t := range ts {
+		c.tree.removeAll(c.tree.qNode[t.w.Queue], t.w.usage)
+	}
+}
+
+func (c *Core) treeRestore(ts []target) {
+	for _, t := range ts {
+		c.tree.addAll(c.tree.qNode[t.w.Queue], t.w.usage)
+	}
+}

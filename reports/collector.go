@@ -20,6 +20,7 @@ type Collector struct {
 	held      [][]float64 // [type][team]
 	quota     [][]float64 // [team][type]
 	installed []float64   // [type] accelerators
+	lentFrac  []float64   // [type] share of idle quota lent out
 	alloc     [][]*series // [type][team]
 	borrowed  [][]*series
 	lent      [][]*series
@@ -75,6 +76,7 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 	c.alloc, c.borrowed, c.lent, c.quotaS = mk(), mk(), mk(), mk()
 	c.held = make([][]float64, c.nT)
 	c.installed = make([]float64, c.nT)
+	c.lentFrac = make([]float64, c.nT)
 	c.inst = make([]*series, c.nT)
 	c.capStart = make([]float64, c.nT)
 	for t, ti := range info.Types {
@@ -93,7 +95,7 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 		}
 	}
 	for t := range info.Types {
-		c.retally(t, 0)
+		c.retally(t, 0, -1)
 	}
 	c.goodput = make([]float64, c.g.n)
 	c.preempts = make([]float64, c.g.n)
@@ -119,24 +121,34 @@ func (c *Collector) inWindow(t float64) bool { return t >= c.info.Warmup && t < 
 // retally recomputes borrowed and lent on one type: a team borrows what it
 // holds above its quota; borrowing comes first from capacity no quota
 // covers, the rest from idle quota, lent in proportion to each team's idle.
-func (c *Collector) retally(t int, now float64) {
+func (c *Collector) retally(t int, now float64, team int) {
 	sumQuota, borrowed, idle := 0.0, 0.0, 0.0
 	for m := 0; m < c.nM; m++ {
 		q, h := c.quota[m][t], c.held[t][m]
 		sumQuota += q
-		borrowed += math.Max(0, h-q)
-		idle += math.Max(0, q-h)
+		if h > q {
+			borrowed += h - q
+		} else {
+			idle += q - h
+		}
 	}
-	pool := math.Max(0, c.installed[t]-sumQuota)
-	beyond := math.Max(0, borrowed-pool)
+	pool := max(0, c.installed[t]-sumQuota)
+	beyond := max(0, borrowed-pool)
 	frac := 0.0
 	if idle > 0 {
-		frac = math.Min(1, beyond/idle)
+		frac = min(1, beyond/idle)
 	}
+	// Only the changed team's series move unless the lent fraction did:
+	// at a million jobs, touching every team's series per event shows.
+	all := team < 0 || frac != c.lentFrac[t]
+	c.lentFrac[t] = frac
 	for m := 0; m < c.nM; m++ {
+		if !all && m != team {
+			continue
+		}
 		q, h := c.quota[m][t], c.held[t][m]
-		c.g.set(c.borrowed[t][m], now, math.Max(0, h-q))
-		c.g.set(c.lent[t][m], now, math.Max(0, q-h)*frac)
+		c.g.set(c.borrowed[t][m], now, max(0, h-q))
+		c.g.set(c.lent[t][m], now, max(0, q-h)*frac)
 	}
 }
 
@@ -159,7 +171,7 @@ func (c *Collector) Event(e *workload.Event) {
 		c.g.add(c.running[e.Team], e.Time, 1)
 		c.held[e.Type][e.Team] += e.Held
 		c.g.set(c.alloc[e.Type][e.Team], e.Time, c.held[e.Type][e.Team])
-		c.retally(int(e.Type), e.Time)
+		c.retally(int(e.Type), e.Time, int(e.Team))
 	case workload.EvStop:
 		c.g.add(c.running[e.Team], e.Time, -1)
 		if e.Requeued {
@@ -171,7 +183,7 @@ func (c *Collector) Event(e *workload.Event) {
 			c.held[e.Type][e.Team] = math.Max(0, c.held[e.Type][e.Team])
 		}
 		c.g.set(c.alloc[e.Type][e.Team], e.Time, c.held[e.Type][e.Team])
-		c.retally(int(e.Type), e.Time)
+		c.retally(int(e.Type), e.Time, int(e.Team))
 		c.g.addRange(c.goodput, e.ProgressStart, e.KeptEnd, e.Requested)
 		if lost := (e.ProgressEnd - e.KeptEnd) * e.Requested; lost > 0 {
 			if k := c.bucketOf(e.Time); k >= 0 {
@@ -201,11 +213,11 @@ func (c *Collector) Event(e *workload.Event) {
 		if e.Time <= c.info.Warmup {
 			c.capStart[t] = c.installed[t]
 		}
-		c.retally(t, e.Time)
+		c.retally(t, e.Time, -1)
 	case workload.EvQuota:
 		c.quota[e.Team][e.Type] = e.Quota
 		c.g.set(c.quotaS[e.Type][e.Team], e.Time, e.Quota)
-		c.retally(int(e.Type), e.Time)
+		c.retally(int(e.Type), e.Time, -1)
 	}
 }
 

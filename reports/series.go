@@ -82,6 +82,9 @@ func (g *grid) addRange(b []float64, from, to, rate float64) {
 
 // set changes the rate at time t.
 func (g *grid) set(s *series, t, rate float64) {
+	if rate == s.rate {
+		return // the open segment simply continues
+	}
 	g.addRange(s.b, s.last, t, s.rate)
 	s.last, s.rate = t, rate
 }
@@ -90,7 +93,10 @@ func (g *grid) set(s *series, t, rate float64) {
 func (g *grid) add(s *series, t, delta float64) { g.set(s, t, s.rate+delta) }
 
 // flush settles a series up to the end of the run.
-func (g *grid) flush(s *series) { g.set(s, g.end, s.rate) }
+func (g *grid) flush(s *series) {
+	g.addRange(s.b, s.last, g.end, s.rate)
+	s.last = g.end
+}
 
 // window sums a series over the window buckets.
 func (g *grid) window(s *series) float64 {

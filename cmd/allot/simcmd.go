@@ -17,11 +17,12 @@ import (
 
 func newSimCmd() *cobra.Command {
 	var (
-		policy string
-		seed   uint64
-		asJSON bool
-		outDir string
-		stats  bool
+		policy  string
+		seed    uint64
+		asJSON  bool
+		outDir  string
+		stats   bool
+		cpuProf string
 	)
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
@@ -63,7 +64,12 @@ quota) or a policy file; --out writes the run's files.`,
 				}
 				sink = workload.Tee(col, jw)
 			}
+			stopProf, err := startCPUProfile(cpuProf)
+			if err != nil {
+				return err
+			}
 			err = sim.Run(in, sink)
+			stopProf()
 			bar.done()
 			if err != nil {
 				return badInput(err)
@@ -93,6 +99,7 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
 	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line on standard error")
+	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
 	return cmd
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/allot-sim/allot/reports"
@@ -16,4 +18,21 @@ func printStats(w io.Writer, name string, s *reports.Summary) {
 	fmt.Fprintf(w, "BENCH name=%s policy=%s jobs=%d events=%d cycles=%d wall_s=%.3f jobs_per_s=%.0f events_per_s=%.0f ns_per_cycle=%.0f peak_rss_mb=%.1f\n",
 		name, s.Policy, s.Jobs.Submitted, s.Sim.Events, s.Sim.Cycles, s.Sim.WallS, jobs/s.Sim.WallS, float64(s.Sim.Events)/s.Sim.WallS,
 		s.Sim.WallS*1e9/float64(max(s.Sim.Cycles, 1)), float64(ru.Maxrss)/1024)
+}
+
+// startCPUProfile profiles the simulation into path; the returned function
+// stops it. An empty path profiles nothing.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

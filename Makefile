@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/allot
 PKGS     := ./...
 
-.PHONY: build test test-short bench demo lint clean
+.PHONY: build test test-short bench demo traces replay lint clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/allot
@@ -25,6 +25,17 @@ demo: build
 	$(BIN) sim scenarios/amazon-search.yaml
 	@echo
 	$(BIN) sim scenarios/amazon-search.yaml --policy fifo
+
+# Imports the public traces (../shared/traces) for the replay scenarios.
+traces: build
+	./scripts/import-traces.sh
+
+# Replays every imported trace with its reports under out/replay/.
+replay: traces
+	@for s in scenarios/replay/*.yaml; do \
+	  n=$$(basename $$s .yaml); echo "== $$n"; \
+	  $(BIN) sim $$s --out out/replay/$$n | head -9 || exit 1; \
+	done
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./policies ./sim

@@ -292,6 +292,10 @@ func cdfChart(id, title string, groups map[string][]float64) (Chart, error) {
 		}
 	}
 	p.Y.Min, p.Y.Max = 0, 1.02
+	// A log axis needs a positive, non-empty range, even when every job
+	// started at once.
+	p.X.Min = floor
+	p.X.Max = math.Max(p.X.Max, 1)
 	return render(id, title, "", p)
 }
 

@@ -54,6 +54,7 @@ type Collector struct {
 	nRuntime  int
 	end       workload.RunEnd
 	summary   *Summary
+	fid       *fidelityAcc
 }
 
 // NewCollector returns an empty collector.
@@ -62,6 +63,11 @@ func NewCollector() *Collector { return &Collector{} }
 func (c *Collector) Begin(info *workload.RunInfo) error {
 	c.info = info
 	c.g = newGrid(info.Warmup, info.Horizon, info.Bucket)
+	starts, ends := make([]float64, c.g.n), make([]float64, c.g.n)
+	for k := range starts {
+		starts[k], ends[k] = c.g.span(k)
+	}
+	c.fid = newFidelityAcc(starts, ends)
 	c.nT, c.nM = len(info.Types), len(info.Teams)
 	mk := func() [][]*series {
 		out := make([][]*series, c.nT)
@@ -222,6 +228,9 @@ func (c *Collector) Event(e *workload.Event) {
 }
 
 func (c *Collector) Job(r *workload.JobRecord) {
+	if !math.IsNaN(r.OrigStart) && !math.IsNaN(r.OrigEnd) {
+		c.fid.add(r.Submit, r.OrigStart, r.OrigEnd, r.Accelerators, r.FirstStart, r.End, r.Wait)
+	}
 	if !c.inWindow(r.Submit) {
 		return
 	}
@@ -268,6 +277,9 @@ func (c *Collector) End(end *workload.RunEnd) error {
 		c.g.flush(c.demand[m])
 	}
 	c.summary = c.makeSummary()
+	if c.fid.jobs > 0 {
+		c.summary.Fidelity = c.Data().Fidelity
+	}
 	return nil
 }
 

@@ -20,17 +20,10 @@ const (
 )
 
 // WriteRun writes a finished run's summary, time series and report into
-// dir; jobs.parquet, if the run wrote one there, adds the replay fidelity.
+// dir (jobs.parquet is streamed there during the run by a JobsWriter).
 func WriteRun(dir string, d *RunData) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
-	}
-	if _, err := os.Stat(filepath.Join(dir, JobsFile)); err == nil {
-		f, err := computeFidelity(filepath.Join(dir, JobsFile), d)
-		if err != nil {
-			return err
-		}
-		d.Fidelity, d.Summary.Fidelity = f, f
 	}
 	if err := writeJSONFile(filepath.Join(dir, SummaryFile), d.Summary); err != nil {
 		return err
@@ -138,62 +131,28 @@ func writeJSONFile(path string, v any) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// computeFidelity compares the jobs that carry original times with their
-// replay; it returns nil when no job does.
+// computeFidelity compares the jobs of jobs.parquet that carry original
+// times with their replay (for runs read back from disk).
 func computeFidelity(jobs string, d *RunData) (*Fidelity, error) {
-	f := &Fidelity{OrigInUse: make([]float64, len(d.Start)), SimInUse: make([]float64, len(d.Start))}
-	var ow, sw, oc, sc []float64
-	width := func(k int) float64 { return d.End[k] - d.Start[k] }
-	addRange := func(dst []float64, from, to, rate float64) {
-		for k := range d.Start {
-			lo, hi := math.Max(from, d.Start[k]), math.Min(to, d.End[k])
-			if hi > lo && width(k) > 0 {
-				dst[k] += rate * (hi - lo) / width(k)
-			}
-		}
-	}
+	a := newFidelityAcc(d.Start, d.End)
 	err := ReadJobs(jobs, func(r *JobRow) error {
 		if r.OrigStart == nil || r.OrigEnd == nil {
 			return nil
 		}
-		f.Jobs++
-		addRange(f.OrigInUse, *r.OrigStart, *r.OrigEnd, r.Accelerators)
-		ow = append(ow, math.Max(0, *r.OrigStart-r.Submit))
-		oc = append(oc, math.Max(0, *r.OrigEnd-r.Submit))
+		first, end := math.NaN(), math.NaN()
 		if r.FirstStart != nil {
-			sw = append(sw, r.Wait)
+			first = *r.FirstStart
 		}
 		if r.End != nil {
-			sc = append(sc, *r.End-r.Submit)
+			end = *r.End
 		}
+		a.add(r.Submit, *r.OrigStart, *r.OrigEnd, r.Accelerators, first, end, r.Wait)
 		return nil
 	})
-	if err != nil || f.Jobs == 0 {
+	if err != nil {
 		return nil, err
 	}
-	for t := range d.Types {
-		for m := range d.Teams {
-			for k := range d.Start {
-				f.SimInUse[k] += d.Allocated[t][m][k]
-			}
-		}
-	}
-	f.Wait, f.Complete = compare(ow, sw), compare(oc, sc)
-	n, sum := 0, 0.0
-	for k := windowStart(d); k < len(d.Start); k++ {
-		inst := 0.0
-		for t := range d.Types {
-			inst += d.Installed[t][k]
-		}
-		if inst > 0 {
-			sum += math.Abs(f.OrigInUse[k]-f.SimInUse[k]) / inst
-			n++
-		}
-	}
-	if n > 0 {
-		f.UtilizationMAE = sum / float64(n)
-	}
-	return f, nil
+	return a.result(d), nil
 }
 
 func quantiles(x []float64) Quantiles {

@@ -94,6 +94,7 @@ func (c *Collector) Data() *RunData {
 	for cls, w := range c.waitClass {
 		d.WaitsByClass[className(c.info, cls)] = sortedCopy(w)
 	}
+	d.Fidelity = c.fid.result(d)
 	return d
 }
 

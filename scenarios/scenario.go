@@ -228,6 +228,9 @@ func (b *builder) fleet() error {
 		if it.Speed.Set {
 			if it.Speed.ByClass != nil {
 				t.SpeedByClass = it.Speed.ByClass
+				if d, ok := it.Speed.ByClass["default"]; ok {
+					t.Speed = d // classes the map does not name
+				}
 			} else {
 				t.Speed = it.Speed.Default
 			}

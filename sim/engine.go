@@ -207,11 +207,20 @@ func (s *Sim) checkJob(j *workload.Job) (field, why string) {
 		return workload.ColPriorityClass, fmt.Sprintf("unknown priority class %q", j.PriorityClass)
 	}
 	for _, t := range j.InstanceTypes {
-		if _, ok := s.flvIdx[t]; !ok {
+		if _, ok := s.flvIdx[t]; ok {
+			continue
+		}
+		if s.in.Catalog == nil {
 			return workload.ColInstanceTypes, fmt.Sprintf("instance type %q is not in the fleet", t)
+		}
+		if _, known := s.in.Catalog.Lookup(t); !known {
+			return workload.ColInstanceTypes, fmt.Sprintf("unknown instance type %q (see `allot catalog`, or declare it under fleet.instance_types)", t)
 		}
 	}
 	if len(s.compatible(j)) == 0 {
+		if len(j.InstanceTypes) > 0 {
+			return workload.ColInstanceTypes, fmt.Sprintf("none of its instance types (%s) has nodes in the fleet", strings.Join(j.InstanceTypes, ", "))
+		}
 		res := j.Resource
 		if res == "" {
 			res = "nvidia.com/gpu"
@@ -243,7 +252,9 @@ func (s *Sim) compatible(j *workload.Job) []int {
 	switch {
 	case len(j.InstanceTypes) > 0:
 		for _, t := range j.InstanceTypes {
-			out = append(out, s.flvIdx[t])
+			if f, ok := s.flvIdx[t]; ok { // known types without nodes are skipped
+				out = append(out, f)
+			}
 		}
 	default:
 		res := j.Resource

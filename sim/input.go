@@ -13,6 +13,9 @@ type Input struct {
 	Model    *policies.Model
 	// Types are the instance types by flavor index of Model.
 	Types []*hardware.InstanceType
+	// Catalog knows every type the scenario may name, in the fleet or not:
+	// a job may list a known type the fleet has no nodes of.
+	Catalog *hardware.Catalog
 	// Teams by queue index of Model, with quota in accelerators per flavor.
 	Teams []Team
 	// Priorities maps a priority class name to its value; "" is 0.

@@ -15,7 +15,7 @@ func newTraceCmd() *cobra.Command {
 		Short:   "Write, import, describe and transform canonical traces",
 		Example: `  allot trace gen scenarios/amazon-search.yaml -o jobs.parquet`,
 	}
-	cmd.AddCommand(newTraceGenCmd())
+	cmd.AddCommand(newTraceGenCmd(), newTraceImportCmd(), newTraceStatsCmd(), newTraceTransformCmd())
 	return cmd
 }
 

@@ -14,7 +14,7 @@ import (
 func simInput(s *scenarios.Scenario, seed uint64) (*sim.Input, error) {
 	built := s.Build()
 	in := &sim.Input{
-		Scenario: s.Name, Policy: s.Policy.Kind, Model: built.Model, Types: built.Flavors,
+		Scenario: s.Name, Policy: s.Policy.Kind, Model: built.Model, Types: built.Flavors, Catalog: s.Catalog,
 		Priorities: map[string]int32{"": 0}, PriorityNames: []string{""}, Failures: s.Fleet.Failures,
 		Preemption: sim.Preemption{GracePeriod: s.Policy.Preemption.GracePeriod, CheckpointSave: s.Policy.Preemption.CheckpointSave,
 			Restore: s.Policy.Preemption.Restore, MaxRetries: s.Policy.Preemption.MaxRetries},

@@ -12,6 +12,9 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // ComparisonFile holds a comparison's results.
@@ -138,6 +141,9 @@ func (v *VariantResult) AddRun(seed uint64, d *RunData) {
 func (c *Comparison) Finish() error {
 	c.KPIs = nil
 	for _, h := range headline {
+		if strings.HasPrefix(h.key, "cost.") && !c.anyPriced() {
+			continue // no type has a price: every cost is 0 and says nothing
+		}
 		row := KPIRow{Key: h.key, Label: h.label, Higher: h.higher}
 		var first []float64
 		for i, v := range c.Variants {
@@ -164,6 +170,17 @@ func (c *Comparison) Finish() error {
 		c.KPIs = append(c.KPIs, row)
 	}
 	return nil
+}
+
+func (c *Comparison) anyPriced() bool {
+	for _, v := range c.Variants {
+		for _, s := range v.Summaries {
+			if s.Cost.USD > 0 || len(s.Cost.UnpricedTypes) == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FormatStat prints a mean with its interval.
@@ -314,5 +331,54 @@ func comparisonCharts(c *Comparison) ([]Chart, error) {
 		return nil, err
 	}
 	out = append(out, ch)
-	return out, nil
+	if ch, err = teamWaitChart(c); err != nil {
+		return nil, err
+	}
+	return append(out, ch), nil
+}
+
+// teamWaitChart: each team's mean wait under each variant (mean over
+// seeds), where fair share shows who gains and who pays.
+func teamWaitChart(c *Comparison) (Chart, error) {
+	teams := map[string]bool{}
+	for _, v := range c.Variants {
+		for _, s := range v.Summaries {
+			for t := range s.ByTeam {
+				teams[t] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(teams))
+	for t := range teams {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	p := newPlot("", "", "mean wait (hours, mean over seeds)")
+	width := vg.Points(max(2, 24/float64(max(1, len(c.Variants)))))
+	for i, v := range c.Variants {
+		vals := make(plotter.Values, len(names))
+		for k, t := range names {
+			sum := 0.0
+			for _, s := range v.Summaries {
+				sum += s.ByTeam[t].WaitS.Mean
+			}
+			if n := len(v.Summaries); n > 0 {
+				vals[k] = sum / float64(n) / 3600
+			}
+		}
+		bc, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return Chart{}, err
+		}
+		bc.Color = plotutil.Color(i + 1)
+		bc.LineStyle.Width = 0
+		bc.Offset = vg.Length(float64(i)-float64(len(c.Variants)-1)/2) * width
+		p.Add(bc)
+		p.Legend.Add(v.Name, bc)
+	}
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.Y.Min = 0
+	return render("cmp-team-wait", "Mean wait per team", "", p)
 }

@@ -175,11 +175,14 @@ func (p *page) writeHTML(w io.Writer) error { return htmlTmpl.Execute(w, p) }
 // writeMarkdown writes the same report as Markdown, with charts as files.
 func (p *page) writeMarkdown(w io.Writer, chartDir string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n| | |\n|---|---|\n", p.Title, p.Sub)
-	for _, k := range p.KPIs {
-		fmt.Fprintf(&b, "| %s | %s |\n", k[0], k[1])
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n", p.Title, p.Sub)
+	if len(p.KPIs) > 0 {
+		b.WriteString("| | |\n|---|---|\n")
+		for _, k := range p.KPIs {
+			fmt.Fprintf(&b, "| %s | %s |\n", k[0], k[1])
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
 	for _, c := range p.Charts {
 		fmt.Fprintf(&b, "## %s\n\n![%s](%s/%s.svg)\n\n", c.Title, c.Title, chartDir, c.ID)
 		if c.Note != "" {

@@ -301,11 +301,14 @@ func optString(s string) any {
 	return s
 }
 
+// optFloat is nil for NaN; a present value goes by pointer, since the
+// map writer takes a bare zero for null (an original start at time 0 is
+// a real value).
 func optFloat(v float64) any {
 	if math.IsNaN(v) {
 		return nil
 	}
-	return v
+	return &v
 }
 
 func (w *parquetTraceWriter) Write(j *Job) error {

@@ -95,3 +95,19 @@ func TestDescribeCountsWorkSizesAndArrivals(t *testing.T) {
 	assert.Equal(t, map[string]int{"completed": 1, "failed": 1}, s.Orig.Statuses)
 	assert.Equal(t, 3600.0, s.Duration.P50)
 }
+
+func TestParquetTraceKeepsAnOriginalStartAtTimeZero(t *testing.T) {
+	p := t.TempDir() + "/a.parquet"
+	w, err := CreateTrace(p, nil)
+	require.NoError(t, err)
+	require.NoError(t, w.Write(&Job{ID: "a", Team: "t", Accelerators: 1, Duration: 5, OrigStart: 0, OrigEnd: 5}))
+	require.NoError(t, w.Write(&Job{ID: "b", Team: "t", Accelerators: 1, Duration: 5, OrigStart: math.NaN(), OrigEnd: math.NaN()}))
+	require.NoError(t, w.Close())
+	r, err := OpenTrace(p, TraceOptions{})
+	require.NoError(t, err)
+	defer r.Close()
+	jobs, err := ReadAll(r)
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, jobs[0].OrigStart, "0 is a time, not a missing value")
+	assert.True(t, math.IsNaN(jobs[1].OrigStart))
+}

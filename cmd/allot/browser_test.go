@@ -144,5 +144,5 @@ func TestRunAndComparisonReportsRenderInHeadlessChromium(t *testing.T) {
 		t.Fatal(errs)
 	}
 	checkReportInBrowser(t, filepath.Join(out, "report.html"), 8)
-	checkReportInBrowser(t, filepath.Join(cmp, "report.html"), 3)
+	checkReportInBrowser(t, filepath.Join(cmp, "report.html"), 4)
 }

@@ -146,3 +146,19 @@ func TestRunAndComparisonReportsRenderInHeadlessChromium(t *testing.T) {
 	checkReportInBrowser(t, filepath.Join(out, "report.html"), 8)
 	checkReportInBrowser(t, filepath.Join(cmp, "report.html"), 4)
 }
+
+func TestReplayReportWithFidelityRendersInHeadlessChromium(t *testing.T) {
+	chromium(t)
+	dir := t.TempDir()
+	if code, _, errs := cli("trace", "import", "--format", "openb", fixtures+"/openb_pods.csv", fixtures+"/openb_nodes.csv", "-o", dir+"/openb.parquet"); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := cli("sim", dir+"/openb.yaml", "--out", dir+"/out"); code != 0 {
+		t.Fatal(errs)
+	}
+	html := mustRead(t, dir+"/out/report.html")
+	if !strings.Contains(html, "Replay fidelity") {
+		t.Error("report.html has no replay fidelity section")
+	}
+	checkReportInBrowser(t, filepath.Join(dir, "out", "report.html"), 9)
+}

@@ -37,8 +37,8 @@ replay: traces
 	  $(BIN) sim $$s --out out/replay/$$n | head -9 || exit 1; \
 	done
 
+# Benchmarks (not in CI): cycle benchmarks and 100k/1M/10M-job runs.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./policies ./sim
 	./scripts/bench.sh
 
 lint:

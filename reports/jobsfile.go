@@ -56,7 +56,7 @@ func NewJobsWriter(path string) (*JobsWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &JobsWriter{path: path, f: f, w: parquet.NewGenericWriter[JobRow](f, parquet.Compression(&parquet.Zstd),
+	return &JobsWriter{path: path, f: f, w: parquet.NewGenericWriter[JobRow](f, parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(rowGroupRows),
 		parquet.KeyValueMetadata("allot.extra_columns", ""))}, nil
 }
 
@@ -133,3 +133,7 @@ func ReadJobs(path string, fn func(*JobRow) error) error {
 		}
 	}
 }
+
+// rowGroupRows bounds a row group: the writer holds one in memory, so a
+// 10M-job run must not write them all as one.
+const rowGroupRows = 131072

@@ -1,20 +1,58 @@
 #!/usr/bin/env bash
-# End-to-end benchmarks: the shipped 1M-job scenario under fifo, priority and
-# quota, each run 5 times; prints the median BENCH line per policy (jobs/s,
-# events/s, ns per cycle, peak RSS). BENCH_RUNS and BENCH_POLICIES override.
+# The benchmark suite (not part of CI):
+#   - Go benchmarks of one scheduling cycle on 10,000 pending and 2,000
+#     running jobs of 100 teams (classical and fair sharing), median of 5;
+#   - end-to-end runs of the shipped 100k-, 1M- and 10M-job scenarios under
+#     fifo, priority and quota: median of BENCH_RUNS (5) for 100k and 1M, one
+#     run for 10M, which writes its outputs (--out) to a temporary folder.
+# Every result is one machine-readable BENCH line; a table follows.
+# BENCH_RUNS, BENCH_POLICIES and BENCH_SIZES ("100k 1m 10m") override.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=bin/allot
 RUNS=${BENCH_RUNS:-5}
 POLICIES=${BENCH_POLICIES:-"fifo priority quota"}
-SCENARIO=scenarios/bench/1m-jobs.yaml
-for p in $POLICIES; do
-  lines=()
-  for i in $(seq "$RUNS"); do
-    lines+=("$("$BIN" sim "$SCENARIO" --policy "$p" --json --stats 2>&1 >/dev/null | grep '^BENCH')")
-  done
-  printf '%s\n' "${lines[@]}" |
-    awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^wall_s=/) { split($i, a, "="); print a[2], $0 } }' |
-    sort -n | cut -d' ' -f2- |
-    awk -v n="$RUNS" '{ line[NR] = $0 } END { print "median of " n ": " line[int((n + 1) / 2)] }'
+SIZES=${BENCH_SIZES:-"100k 1m 10m"}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+results=()
+
+median_line() { # lines on stdin, key=value fields; median by the field $1
+  awk -v k="$1" '{ for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2], $0 } }' |
+    sort -n | cut -d' ' -f2- | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'
+}
+
+for name in BenchmarkCycle10kPending2kRunning100Teams BenchmarkCycle10kPending2kRunning100TeamsFair; do
+  ns=$(go test -run '^$' -bench "^${name}\$" -count "$RUNS" ./policies |
+    awk '/^Benchmark/ { print $3 }' | sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
+  line="BENCH name=${name#Benchmark} policy=quota ns_per_cycle=$ns runs=$RUNS"
+  echo "$line"
+  results+=("$line")
 done
+
+for size in $SIZES; do
+  scenario=scenarios/bench/${size}-jobs.yaml
+  for p in $POLICIES; do
+    lines=()
+    n=$RUNS
+    out=()
+    if [ "$size" = 10m ]; then
+      n=1
+      out=(--out "$tmp/$p")
+    fi
+    for i in $(seq "$n"); do
+      lines+=("$("$BIN" sim "$scenario" --policy "$p" --json --stats "${out[@]}" 2>&1 >/dev/null | grep '^BENCH') runs=$n")
+    done
+    line=$(printf '%s\n' "${lines[@]}" | median_line wall_s)
+    echo "$line"
+    results+=("$line")
+    rm -rf "$tmp/$p"
+  done
+done
+
+echo
+printf '%s\n' "${results[@]}" | awk '
+  { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
+  f["wall_s"] == "" { printf "%-46s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_cycle"], f["runs"]; next }
+  { printf "%-16s %-9s %8s s  %9s jobs/s  %9s events/s  %7s ns/cycle  %7s MB peak RSS  (median of %s)\n",
+      f["name"], f["policy"], f["wall_s"], f["jobs_per_s"], f["events_per_s"], f["ns_per_cycle"], f["peak_rss_mb"], f["runs"] }'

@@ -291,7 +291,7 @@ func traceSchema(extra []string) *parquet.Schema {
 
 func newParquetTraceWriter(f *os.File, extra []string) *parquetTraceWriter {
 	return &parquetTraceWriter{f: f, extra: extra,
-		w: parquet.NewGenericWriter[map[string]any](f, traceSchema(extra), parquet.Compression(&parquet.Zstd))}
+		w: parquet.NewGenericWriter[map[string]any](f, traceSchema(extra), parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(131072))}
 }
 
 func optString(s string) any {

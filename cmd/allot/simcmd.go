@@ -76,9 +76,6 @@ quota) or a policy file; --out writes the run's files.`,
 			}
 			sum := col.Summary()
 			checkObjectives(sum, s.Objectives)
-			if stats {
-				printStats(cmd.ErrOrStderr(), s.Name, sum)
-			}
 			if outDir != "" {
 				if err := reports.WriteRun(outDir, col.Data()); err != nil {
 					return err
@@ -86,6 +83,9 @@ quota) or a policy file; --out writes the run's files.`,
 				if !asJSON {
 					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s/{%s,%s,%s,%s,%s}\n", outDir, reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
 				}
+			}
+			if stats { // after the outputs, so peak memory includes them
+				printStats(cmd.ErrOrStderr(), s.Name, sum)
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), sum)

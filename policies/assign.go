@@ -399,12 +399,13 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 		return ch
 	}
 	if w.shape.generic || len(e.w.shape.req.PodSets) == 1 {
-		sub := entry{w: w, q: e.q, qn: e.qn, frsNeed: ch.frsNeed, flavor: f}
+		sub := &c.sub // the search for one flavor; reused, it never outlives the call
+		*sub = entry{w: w, q: e.q, qn: e.qn, frsNeed: ch.frsNeed, flavor: f}
 		sub.usage = c.usageFor(w, pi, g, f, acc)
 		if p := c.pools[f]; p != nil {
 			sub.placeNeed = n.place
 		}
-		ch.targets = c.findTargets(&sub)
+		ch.targets = c.findTargets(sub)
 		if len(ch.targets) == 0 {
 			ch.mode = modeNoCandidates
 			ch.why = why{code: whyNoCandidates, f: f, r: -1}

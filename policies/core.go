@@ -24,8 +24,13 @@ type Core struct {
 	reserved    []reservation
 	scratch     scratch
 
-	fw    *fairWork
-	arena arena
+	fw *fairWork
+	// Scratch reused by every cycle.
+	entryBuf []entry
+	doneBuf  []bool
+	byNode   []int
+	sub      entry
+	arena    arena
 	// stateVer changes whenever anything a nomination reads changes:
 	// usage, running jobs, evictions, nodes, quotas.
 	stateVer uint64

@@ -52,7 +52,8 @@ func (c *Core) head(q int) *Workload {
 }
 
 func (c *Core) quotaCycle(now float64) bool {
-	var entries []entry
+	entries := c.entryBuf[:0]
+	defer func() { c.entryBuf = entries[:0] }()
 	for q := range c.queues {
 		if c.queues[q].pending == 0 {
 			continue
@@ -75,13 +76,19 @@ func (c *Core) quotaCycle(now float64) bool {
 		}
 		c.nominate(e)
 		if reuse {
-			cp := *e
-			e.w.nomEntry, e.w.nomVer = &cp, c.stateVer
+			if e.w.nomEntry == nil {
+				e.w.nomEntry = new(entry)
+			}
+			*e.w.nomEntry, e.w.nomVer = *e, c.stateVer
 		}
 	}
 	progress := false
 	if c.m.FairSharing.Enabled {
-		done := make([]bool, len(entries))
+		done := c.doneBuf[:0]
+		for range entries {
+			done = append(done, false)
+		}
+		c.doneBuf = done
 		for left := len(entries); left > 0; left-- {
 			i := c.tournamentPick(entries, done)
 			done[i] = true
@@ -135,25 +142,36 @@ func (c *Core) tournamentPick(entries []entry, done []bool) int {
 	if t.nodes[entries[first].qn].parent < 0 {
 		return first
 	}
-	byNode := map[int]int{}
-	for i := range entries {
-		if !done[i] {
-			byNode[entries[i].qn] = i
+	// byNode: the entry of each queue node still in play, -1 for none.
+	if len(c.byNode) != len(t.nodes) {
+		c.byNode = make([]int, len(t.nodes))
+		for i := range c.byNode {
+			c.byNode[i] = -1
 		}
 	}
-	return c.tournament(t.rootOf[entries[first].qn], entries, byNode)
+	for i := range entries {
+		if !done[i] {
+			c.byNode[entries[i].qn] = i
+		}
+	}
+	best := c.tournament(t.rootOf[entries[first].qn], entries, c.byNode)
+	for i := range entries {
+		c.byNode[entries[i].qn] = -1
+	}
+	return best
 }
 
-func (c *Core) tournament(cohort int, entries []entry, byNode map[int]int) int {
+func (c *Core) tournament(cohort int, entries []entry, byNode []int) int {
 	t := c.tree
-	var cands []int
+	var buf [16]int
+	cands := buf[:0]
 	for _, ch := range t.nodes[cohort].cohorts {
 		if w := c.tournament(ch, entries, byNode); w >= 0 {
 			cands = append(cands, w)
 		}
 	}
 	for _, qn := range t.nodes[cohort].queues {
-		if i, ok := byNode[qn]; ok {
+		if i := byNode[qn]; i >= 0 {
 			cands = append(cands, i)
 		}
 	}

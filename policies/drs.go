@@ -59,7 +59,12 @@ func (c *Core) shareOf(n int) drs {
 	return nd.drsVal
 }
 
-func (c *Core) computeShare(n int) drs {
+func (c *Core) computeShare(n int) drs { return c.shareWithout(n, nil) }
+
+// shareWithout is node n's share as if its usage were lower by without:
+// what a share would become if a job of that node left, without touching
+// the tree (a node's share reads only its own usage, quota and lendable).
+func (c *Core) shareWithout(n int, without []frQty) drs {
 	t := c.tree
 	nd := &t.nodes[n]
 	d := drs{weight: nd.weight}
@@ -71,7 +76,13 @@ func (c *Core) computeShare(n int) drs {
 	for r := 0; r < nR; r++ {
 		var b Qty
 		for fr := r; fr < t.nFR; fr += nR {
-			if x := nd.usage[fr] - nd.subtree[fr]; x > 0 {
+			u := nd.usage[fr]
+			for _, w := range without {
+				if w.fr == fr {
+					u -= w.q
+				}
+			}
+			if x := u - nd.subtree[fr]; x > 0 {
 				b += x
 			}
 		}

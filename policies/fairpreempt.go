@@ -193,9 +193,26 @@ func (c *Core) bestCaseShare(team, ta int, frs []int) drs {
 	}
 	m := sz[0].q
 	qn := t.qNode[team]
+	if ta == qn {
+		return c.shareWithout(ta, []frQty{{frs[0], m}})
+	}
 	t.removeUsage(qn, frs[0], m)
 	d := c.shareOf(ta)
 	t.addUsage(qn, frs[0], m)
+	return d
+}
+
+// shareAfterLosing is the share of ta (x's team or a cohort above it) once
+// x is gone. Shares depend on quota usage alone: the nodes are left be.
+func (c *Core) shareAfterLosing(ta int, x *Workload) drs {
+	t := c.tree
+	xn := t.qNode[x.Queue]
+	if ta == xn {
+		return c.shareWithout(ta, x.usage)
+	}
+	t.removeAll(xn, x.usage)
+	d := c.shareOf(ta)
+	t.addAll(xn, x.usage)
 	return d
 }
 
@@ -300,11 +317,7 @@ func (c *Core) fairTargets(e *entry) []target {
 				addRetry(qn, x)
 				continue
 			}
-			// Shares depend on quota usage alone: leave the nodes be.
-			xn := t.qNode[x.Queue]
-			t.removeAll(xn, x.usage)
-			tNew := c.shareOf(ta)
-			t.addAll(xn, x.usage)
+			tNew := c.shareAfterLosing(ta, x)
 			if passes(strategies[0], pNew, tOld, tNew) {
 				take(x, ReasonInCohortFairSharing)
 				break

@@ -245,8 +245,10 @@ func (c *Core) nominate(e *entry) {
 					continue
 				}
 				// A flavor that needs preemption cannot beat one where the
-				// job fits, unless preemption is preferred to borrowing.
-				skipSearch := haveBest && best.mode == modeFit && !pob
+				// job fits (unless preemption is preferred to borrowing), nor
+				// one that reclaims without borrowing: whatever its search
+				// found, better() would keep the best so far.
+				skipSearch := haveBest && ((best.mode == modeFit && !pob) || (best.mode == modeReclaim && best.borrow == 0))
 				ch := c.rateFlavor(e, pi, g, f, acc, skipSearch)
 				e.addWhy(ch.why)
 				if !haveBest || better(&ch, &best, pob) {

@@ -74,16 +74,10 @@ func (c *Core) shareWithout(n int, without []frQty) drs {
 	nR := t.nRes
 	var best float64 = -1
 	for r := 0; r < nR; r++ {
-		var b Qty
-		for fr := r; fr < t.nFR; fr += nR {
-			u := nd.usage[fr]
-			for _, w := range without {
-				if w.fr == fr {
-					u -= w.q
-				}
-			}
-			if x := u - nd.subtree[fr]; x > 0 {
-				b += x
+		b := nd.borrowed[r]
+		for _, w := range without {
+			if fr := w.fr; fr%nR == r {
+				b += max(0, nd.usage[fr]-w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
 			}
 		}
 		if b <= 0 {

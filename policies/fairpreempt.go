@@ -322,10 +322,14 @@ func (c *Core) fairTargets(e *entry) []target {
 				take(x, ReasonInCohortFairSharing)
 				break
 			}
-			if q := usageOn(x, e.frsNeed); q >= 0 {
+			q := usageOn(x, e.frsNeed)
+			if q >= 0 {
 				failed = append(failed, q)
 			}
 			addRetry(qn, x)
+			if q >= 0 && c.queues[team].noSmaller(e.frsNeed[0], q) {
+				break // every job left is at least this big: all would fail
+			}
 		}
 	}
 	if !fit && len(strategies) > 1 && anyRetry {

@@ -28,6 +28,15 @@ type queueState struct {
 	// sizes counts running jobs by their usage of each flavor-resource,
 	// smallest first.
 	sizes map[int][]sizeCount
+	multi int // running jobs that use several flavor-resources
+}
+
+// noSmaller says whether no running job of the team uses less than q of
+// fr, counting only jobs that use fr alone (so it holds only while none
+// uses several).
+func (q *queueState) noSmaller(fr int, size Qty) bool {
+	sz := q.sizes[fr]
+	return q.multi == 0 && len(sz) > 0 && size <= sz[0].q
 }
 
 // before orders two pending jobs of one queue.
@@ -143,6 +152,9 @@ func (q *queueState) addAdmitted(w *Workload, nR int) {
 	for _, u := range w.usage {
 		q.sizes[u.fr] = addSize(q.sizes[u.fr], u.q, 1)
 	}
+	if len(w.usage) > 1 {
+		q.multi++
+	}
 }
 
 func (q *queueState) removeAdmitted(w *Workload) {
@@ -156,6 +168,9 @@ func (q *queueState) removeAdmitted(w *Workload) {
 	q.victims.remove(w)
 	for _, u := range w.usage {
 		q.sizes[u.fr] = addSize(q.sizes[u.fr], u.q, -1)
+	}
+	if len(w.usage) > 1 {
+		q.multi--
 	}
 }
 

@@ -18,6 +18,7 @@ type treeNode struct {
 	subtree   []Qty
 	local     []Qty
 	usage     []Qty
+	borrowed  []Qty // by resource: usage above subtree quota, summed over flavors
 	height    int
 	hasParent bool
 	ver       uint64 // bumped when usage changes
@@ -44,7 +45,7 @@ func newQuotaTree(m *Model) *quotaTree {
 		t.nodes = append(t.nodes, treeNode{
 			name: name, parent: -1, queue: -1, weight: weight,
 			quota: make([]Quota, t.nFR), declared: make([]bool, t.nFR),
-			subtree: make([]Qty, t.nFR), local: make([]Qty, t.nFR), usage: make([]Qty, t.nFR),
+			subtree: make([]Qty, t.nFR), local: make([]Qty, t.nFR), usage: make([]Qty, t.nFR), borrowed: make([]Qty, t.nRes),
 		})
 		return len(t.nodes) - 1
 	}
@@ -172,6 +173,17 @@ func (t *quotaTree) recomputeNode(n int) {
 			nd.local[fr] = max(0, nd.subtree[fr]-q.LendLimit)
 		}
 	}
+	clear(nd.borrowed)
+	for fr := 0; fr < t.nFR; fr++ {
+		nd.borrowed[fr%t.nRes] += max(0, nd.usage[fr]-nd.subtree[fr])
+	}
+}
+
+// setUsage changes one usage and keeps the node's borrowed sums.
+func (t *quotaTree) setUsage(nd *treeNode, fr int, u Qty) {
+	nd.borrowed[fr%t.nRes] += max(0, u-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
+	nd.usage[fr] = u
+	nd.ver++
 }
 
 func (t *quotaTree) localAvailable(n, fr int) Qty {
@@ -183,8 +195,7 @@ func (t *quotaTree) addUsage(n, fr int, v Qty) {
 	for v != 0 {
 		nd := &t.nodes[n]
 		la := max(0, nd.local[fr]-nd.usage[fr])
-		nd.usage[fr] += v
-		nd.ver++
+		t.setUsage(nd, fr, nd.usage[fr]+v)
 		if nd.parent < 0 {
 			return
 		}
@@ -200,8 +211,7 @@ func (t *quotaTree) removeUsage(n, fr int, v Qty) {
 	for v > 0 {
 		nd := &t.nodes[n]
 		stored := nd.usage[fr] - nd.local[fr]
-		nd.usage[fr] -= v
-		nd.ver++
+		t.setUsage(nd, fr, nd.usage[fr]-v)
 		if stored <= 0 || nd.parent < 0 {
 			return
 		}

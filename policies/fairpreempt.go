@@ -33,6 +33,7 @@ type fairWork struct {
 	retry    []single
 	inRetry  []bool
 	retrySrc []candSource
+	live     []int
 }
 
 func (c *Core) fairWork() *fairWork {
@@ -54,6 +55,9 @@ type fairOrdering struct {
 	e   *entry
 	src []candSource // by node
 	w   *fairWork
+	// live lists the queue nodes that may have candidates, ascending (the
+	// order of their cohorts' queue lists); nil means every queue.
+	live []int
 }
 
 func (c *Core) newFairOrdering(e *entry, src []candSource, w *fairWork) *fairOrdering {
@@ -96,8 +100,12 @@ func (o *fairOrdering) nextIn(cohort int) int {
 	c, t := o.c, o.c.tree
 	bestQ, bestC := -1, -1
 	var bestQD, bestCD drs
-	for _, qn := range t.nodes[cohort].queues {
-		if o.w.prunedQ[qn] {
+	qs := t.nodes[cohort].queues
+	if o.live != nil {
+		qs = o.live
+	}
+	for _, qn := range qs {
+		if o.w.prunedQ[qn] || t.nodes[qn].parent != cohort {
 			continue
 		}
 		if !o.has(qn) {
@@ -265,6 +273,18 @@ func (c *Core) fairTargets(e *entry) []target {
 	if !any {
 		return nil
 	}
+	// Only the preemptor's team and the borrowers can have candidates.
+	live := w.live[:0]
+	if src[e.qn] != nil && (len(borrowers) == 0 || e.qn < borrowers[0]) {
+		live = append(live, e.qn)
+	}
+	for i, qn := range borrowers {
+		live = append(live, qn)
+		if src[e.qn] != nil && qn < e.qn && (i+1 == len(borrowers) || e.qn < borrowers[i+1]) {
+			live = append(live, e.qn)
+		}
+	}
+	w.live = live
 	t.addAll(e.qn, e.usage) // the preemptor's shares include its own job
 	var targets []target
 	fit := false
@@ -286,6 +306,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		}
 	}
 	ord := c.newFairOrdering(e, src, w)
+	ord.live = live
 	take := func(x *Workload, reason string) {
 		c.removeTarget(x)
 		targets = append(targets, target{x, reason})
@@ -334,6 +355,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	}
 	if !fit && len(strategies) > 1 && anyRetry {
 		ord2 := c.newFairOrdering(e, w.retrySrc, w)
+		ord2.live = live
 		for qn := ord2.next(); qn >= 0 && !fit; qn = ord2.next() {
 			pa, ta := c.almostLCAs(e.qn, qn)
 			pNew, tOld := c.shareOf(pa), c.shareOf(ta)

@@ -30,6 +30,7 @@ type Core struct {
 	doneBuf  []bool
 	byNode   []int
 	sub      entry
+	keyBuf   []byte
 	arena    arena
 	// stateVer changes whenever anything a nomination reads changes:
 	// usage, running jobs, evictions, nodes, quotas.
@@ -93,12 +94,12 @@ func (c *Core) Model() *Model { return c.m }
 func (c *Core) Cycles() int64 { return c.cycles }
 
 func (c *Core) internShape(r *Request) *shape {
-	k := r.key()
-	if s, ok := c.shapes[k]; ok {
+	c.keyBuf = r.appendKey(c.keyBuf[:0])
+	if s, ok := c.shapes[string(c.keyBuf)]; ok { // no allocation to look up
 		return s
 	}
 	s := &shape{id: len(c.shapes), req: *r, generic: len(r.PodSets) == 0, perFlavor: make([]flavorNeed, len(c.m.Flavors))}
-	c.shapes[k] = s
+	c.shapes[string(c.keyBuf)] = s
 	return s
 }
 

@@ -2,7 +2,6 @@ package policies
 
 import (
 	"strconv"
-	"strings"
 )
 
 // PodSet is a group of identical pods of one job.
@@ -25,29 +24,29 @@ type Request struct {
 	Compatible []int
 }
 
-func (r *Request) key() string {
-	var b strings.Builder
+// appendKey appends an encoding of the request that equal requests share.
+func (r *Request) appendKey(b []byte) []byte {
 	for _, ps := range r.PodSets {
-		b.WriteString(ps.Name)
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(int(ps.Count)))
+		b = append(b, ps.Name...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(ps.Count), 10)
 		for _, q := range ps.PerPod {
-			b.WriteByte(',')
-			b.WriteString(strconv.FormatInt(q, 10))
+			b = append(b, ',')
+			b = strconv.AppendInt(b, q, 10)
 		}
-		b.WriteByte(';')
+		b = append(b, ';')
 	}
-	b.WriteString(strconv.FormatInt(r.Accel, 10))
-	b.WriteByte('/')
-	b.WriteString(strconv.FormatInt(r.VCPU, 10))
-	b.WriteByte('/')
-	b.WriteString(strconv.FormatInt(r.Mem, 10))
-	b.WriteByte('|')
+	b = strconv.AppendInt(b, r.Accel, 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, r.VCPU, 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, r.Mem, 10)
+	b = append(b, '|')
 	for _, f := range r.Compatible {
-		b.WriteString(strconv.Itoa(f))
-		b.WriteByte(',')
+		b = strconv.AppendInt(b, int64(f), 10)
+		b = append(b, ',')
 	}
-	return b.String()
+	return b
 }
 
 // shape is an interned Request: jobs with equal requests share one, which

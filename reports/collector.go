@@ -20,7 +20,8 @@ type Collector struct {
 	held      [][]float64 // [type][team]
 	quota     [][]float64 // [team][type]
 	installed []float64   // [type] accelerators
-	lentFrac  []float64   // [type] share of idle quota lent out
+	lentF     []*fracIntegral // [type] integral of the share of idle quota lent out
+	lentSeg   [][]lentSegment // [type][team]
 	alloc     [][]*series // [type][team]
 	borrowed  [][]*series
 	lent      [][]*series
@@ -39,12 +40,11 @@ type Collector struct {
 	preemptTeam []int
 	failWin     int
 
-	waits     []float64
-	waitTeam  [][]float64
-	waitClass map[int32][]float64
+	waitTeam  []samples
+	waitClass map[int32]*samples
 	started   map[int32]int
 	submitted map[int32]int
-	ppj       []float64
+	ppj       countHist // preemptions per job
 	counts    JobCounts
 	teamDone  []int
 	teamSub   []int
@@ -82,7 +82,12 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 	c.alloc, c.borrowed, c.lent, c.quotaS = mk(), mk(), mk(), mk()
 	c.held = make([][]float64, c.nT)
 	c.installed = make([]float64, c.nT)
-	c.lentFrac = make([]float64, c.nT)
+	c.lentF = make([]*fracIntegral, c.nT)
+	c.lentSeg = make([][]lentSegment, c.nT)
+	for t := range c.lentF {
+		c.lentF[t] = newFracIntegral(&c.g)
+		c.lentSeg[t] = make([]lentSegment, c.nM)
+	}
 	c.inst = make([]*series, c.nT)
 	c.capStart = make([]float64, c.nT)
 	for t, ti := range info.Types {
@@ -112,11 +117,12 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 		c.demand = append(c.demand, c.g.newSeries())
 	}
 	c.preemptTeam = make([]int, c.nM)
-	c.waitTeam = make([][]float64, c.nM)
+	c.waitTeam = make([]samples, c.nM)
 	c.teamDone = make([]int, c.nM)
 	c.teamSub = make([]int, c.nM)
 	c.teamLost = make([]float64, c.nM)
-	c.waitClass = map[int32][]float64{}
+	c.waitClass = map[int32]*samples{}
+	c.ppj = countHist{}
 	c.started = map[int32]int{}
 	c.submitted = map[int32]int{}
 	return nil
@@ -144,17 +150,17 @@ func (c *Collector) retally(t int, now float64, team int) {
 	if idle > 0 {
 		frac = min(1, beyond/idle)
 	}
-	// Only the changed team's series move unless the lent fraction did:
-	// at a million jobs, touching every team's series per event shows.
-	all := team < 0 || frac != c.lentFrac[t]
-	c.lentFrac[t] = frac
+	fi := c.lentF[t]
+	fi.advance(now, frac)
 	for m := 0; m < c.nM; m++ {
-		if !all && m != team {
+		if team >= 0 && m != team {
 			continue
 		}
 		q, h := c.quota[m][t], c.held[t][m]
 		c.g.set(c.borrowed[t][m], now, max(0, h-q))
-		c.g.set(c.lent[t][m], now, max(0, q-h)*frac)
+		seg := &c.lentSeg[t][m]
+		fi.close(seg, c.lent[t][m].b)
+		fi.open(seg, max(0, q-h))
 	}
 }
 
@@ -237,7 +243,7 @@ func (c *Collector) Job(r *workload.JobRecord) {
 	c.counts.Submitted++
 	c.teamSub[r.Team]++
 	c.submitted[r.Class]++
-	c.ppj = append(c.ppj, float64(r.Preemptions))
+	c.ppj[r.Preemptions]++
 	switch r.State {
 	case workload.StateCompleted:
 		c.counts.Completed++
@@ -254,15 +260,24 @@ func (c *Collector) Job(r *workload.JobRecord) {
 	if !math.IsNaN(r.FirstStart) {
 		c.counts.Started++
 		c.started[r.Class]++
-		c.waits = append(c.waits, r.Wait)
-		c.waitTeam[r.Team] = append(c.waitTeam[r.Team], r.Wait)
-		c.waitClass[r.Class] = append(c.waitClass[r.Class], r.Wait)
+		c.waitTeam[r.Team].add(r.Wait)
+		wc := c.waitClass[r.Class]
+		if wc == nil {
+			wc = &samples{}
+			c.waitClass[r.Class] = wc
+		}
+		wc.add(r.Wait)
 	}
 }
 
 func (c *Collector) End(end *workload.RunEnd) error {
 	c.end = *end
 	for t := 0; t < c.nT; t++ {
+		fi := c.lentF[t]
+		fi.advance(c.g.end, 0)
+		for m := 0; m < c.nM; m++ {
+			fi.close(&c.lentSeg[t][m], c.lent[t][m].b)
+		}
 		c.g.flush(c.inst[t])
 		for m := 0; m < c.nM; m++ {
 			c.g.flush(c.alloc[t][m])
@@ -300,9 +315,8 @@ func (c *Collector) makeSummary() *Summary {
 	s.Jobs = c.counts
 	s.Jobs.SkippedInvalid = c.end.SkippedInvalid
 	s.Preemptions = c.preemptWin
-	sort.Float64s(c.ppj)
-	if n := len(c.ppj); n > 0 {
-		s.PreemptionsPerJob = Dist3{P50: percentile(c.ppj, 50), P95: percentile(c.ppj, 95), Max: c.ppj[n-1]}
+	if len(c.ppj) > 0 {
+		s.PreemptionsPerJob = Dist3{P50: c.ppj.percentile(50), P95: c.ppj.percentile(95), Max: c.ppj.percentile(100)}
 	}
 	s.NodeFailures = c.failWin
 
@@ -354,10 +368,14 @@ func (c *Collector) makeSummary() *Summary {
 	}
 
 	// Waits.
-	sort.Float64s(c.waits)
-	if n := len(c.waits); n > 0 {
-		s.WaitS = WaitStats{Mean: mean(c.waits), P50: percentile(c.waits, 50), P95: percentile(c.waits, 95),
-			P99: percentile(c.waits, 99), Max: c.waits[n-1]}
+	var waits []float64
+	for m := range c.waitTeam {
+		waits = append(waits, c.waitTeam[m].values()...)
+	}
+	sort.Float64s(waits)
+	if n := len(waits); n > 0 {
+		s.WaitS = WaitStats{Mean: mean(waits), P50: percentile(waits, 50), P95: percentile(waits, 95),
+			P99: percentile(waits, 99), Max: waits[n-1]}
 	}
 
 	// Teams.
@@ -372,7 +390,7 @@ func (c *Collector) makeSummary() *Summary {
 	}
 	var xs []float64
 	for m, tm := range info.Teams {
-		ts := TeamStats{WaitS: shortWait(c.waitTeam[m]), JobsCompleted: c.teamDone[m], Preemptions: c.preemptTeam[m],
+		ts := TeamStats{WaitS: shortWait(c.waitTeam[m].values()), JobsCompleted: c.teamDone[m], Preemptions: c.preemptTeam[m],
 			JobsSubmitted: c.teamSub[m], LostAccHours: c.teamLost[m] / 3600}
 		if allocAll > 0 {
 			ts.UsageShare = teamAlloc[m] / allocAll
@@ -396,7 +414,7 @@ func (c *Collector) makeSummary() *Summary {
 
 	// Priority classes.
 	for cls, w := range c.waitClass {
-		s.ByPriorityClass[className(info, cls)] = ClassStats{WaitS: shortWait(w), JobsSubmitted: c.submitted[cls], JobsStarted: c.started[cls]}
+		s.ByPriorityClass[className(info, cls)] = ClassStats{WaitS: shortWait(w.values()), JobsSubmitted: c.submitted[cls], JobsStarted: c.started[cls]}
 	}
 	for cls, n := range c.submitted {
 		if _, ok := c.waitClass[cls]; !ok {

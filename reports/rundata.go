@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"sort"
 
 	"github.com/allot-sim/allot/workload"
 )
@@ -88,20 +87,15 @@ func (c *Collector) Data() *RunData {
 		d.LostAccH[k] = x / 3600
 	}
 	d.Goodput = avg(c.goodput)
-	for m, w := range c.waitTeam {
-		d.WaitsByTeam[c.info.Teams[m].Name] = sortedCopy(w)
+	for m := range c.waitTeam {
+		d.WaitsByTeam[c.info.Teams[m].Name] = c.waitTeam[m].values() // sorted, read only
 	}
 	for cls, w := range c.waitClass {
-		d.WaitsByClass[className(c.info, cls)] = sortedCopy(w)
+		d.WaitsByClass[className(c.info, cls)] = w.values()
 	}
 	d.Fidelity = c.fid.result(d)
 	return d
 }
 
-func sortedCopy(w []float64) []float64 {
-	out := append([]float64(nil), w...)
-	sort.Float64s(out)
-	return out
-}
 
 var _ = workload.EvSubmit

@@ -65,6 +65,7 @@ type Sim struct {
 	nodes [][]uint8 // per flavor: 0 healthy, 1 failed, 2 removed
 
 	next     workload.Job
+	nextComp []int // the next job's compatible flavors
 	haveNext bool
 	rngFail  *rand.Rand
 	rngEst   *rand.Rand
@@ -72,6 +73,7 @@ type Sim struct {
 	teamIdx map[string]int
 	flvIdx  map[string]int
 	compat  map[string][]int
+	keyBuf  []byte
 	users   []map[string]int
 	seq     int64
 	events  int64
@@ -217,7 +219,7 @@ func (s *Sim) checkJob(j *workload.Job) (field, why string) {
 			return workload.ColInstanceTypes, fmt.Sprintf("unknown instance type %q (see `allot catalog`, or declare it under fleet.instance_types)", t)
 		}
 	}
-	if len(s.compatible(j)) == 0 {
+	if s.nextComp = s.compatible(j); len(s.nextComp) == 0 {
 		if len(j.InstanceTypes) > 0 {
 			return workload.ColInstanceTypes, fmt.Sprintf("none of its instance types (%s) has nodes in the fleet", strings.Join(j.InstanceTypes, ", "))
 		}
@@ -240,13 +242,19 @@ func (s *Sim) teamNames() []string {
 
 // compatible returns the flavors a job may use, cached by its constraint.
 func (s *Sim) compatible(j *workload.Job) []int {
-	key := strings.Join(j.InstanceTypes, ",") + "|" + j.Resource
-	if j.Accelerators == 0 {
-		key += "|cpu"
+	k := s.keyBuf[:0]
+	for _, t := range j.InstanceTypes {
+		k = append(append(k, t...), ',')
 	}
-	if c, ok := s.compat[key]; ok {
+	k = append(append(k, '|'), j.Resource...)
+	if j.Accelerators == 0 {
+		k = append(k, "|cpu"...)
+	}
+	s.keyBuf = k
+	if c, ok := s.compat[string(k)]; ok { // no allocation to look up
 		return c
 	}
+	key := string(k)
 	var out []int
 	m := s.in.Model
 	switch {
@@ -301,7 +309,7 @@ func (s *Sim) arrive() error {
 	j.cls = s.classIndex(in.PriorityClass)
 	j.firstStart = math.NaN()
 	j.pendSince = in.Submit
-	comp := s.compatible(&in)
+	comp := s.nextComp // worked out when the job was read
 	ref := 1.0
 	if len(in.InstanceTypes) > 0 {
 		ref = s.in.Types[comp[0]].SpeedFor(in.Class)

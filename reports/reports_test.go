@@ -1,0 +1,108 @@
+package reports
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPercentileIsNearestRank(t *testing.T) {
+	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	assert.Equal(t, 5.0, percentile(xs, 50))
+	assert.Equal(t, 10.0, percentile(xs, 95), "ceil(9.5) = 10th value")
+	assert.Equal(t, 9.0, percentile(xs, 90))
+	assert.Equal(t, 1.0, percentile(xs, 0))
+	assert.Equal(t, 0.0, percentile(nil, 50))
+}
+
+func TestCountHistPercentilesMatchTheSortedList(t *testing.T) {
+	counts := []int{0, 0, 0, 0, 1, 1, 2, 5, 5, 9, 0, 3}
+	h := countHist{}
+	var xs []float64
+	for _, c := range counts {
+		h[c]++
+		xs = append(xs, float64(c))
+	}
+	sortFloats(xs)
+	for _, p := range []float64{0, 10, 50, 90, 95, 99, 100} {
+		assert.Equal(t, percentile(xs, p), h.percentile(p), "p%g", p)
+	}
+}
+
+func sortFloats(xs []float64) {
+	s := samples{}
+	for _, x := range xs {
+		s.add(x)
+	}
+	copy(xs, s.values())
+}
+
+func TestSamplesKeepEveryValueAcrossChunks(t *testing.T) {
+	var s samples
+	n := 100000
+	for i := n; i > 0; i-- {
+		s.add(float64(i))
+	}
+	v := s.values()
+	require.Len(t, v, n)
+	assert.Equal(t, 1.0, v[0])
+	assert.Equal(t, float64(n), v[n-1])
+	assert.Greater(t, len(v), 256*4, "more than the first chunks")
+}
+
+func TestJainIsOneForEqualSharesAndOneOverNForOneWinner(t *testing.T) {
+	assert.InDelta(t, 1.0, jain([]float64{2, 2, 2, 2}), 1e-12)
+	assert.InDelta(t, 0.25, jain([]float64{1, 0, 0, 0}), 1e-12)
+	assert.Equal(t, 0.0, jain(nil))
+}
+
+func TestKSDistanceOfSamplesIsTheLargestCDFGap(t *testing.T) {
+	assert.Equal(t, 0.0, ksDistance([]float64{1, 2, 3}, []float64{1, 2, 3}))
+	assert.Equal(t, 1.0, ksDistance([]float64{1, 2}, []float64{5, 6}))
+	assert.InDelta(t, 0.5, ksDistance([]float64{1, 2, 3, 4}, []float64{3, 4, 5, 6}), 1e-12)
+	assert.True(t, math.IsNaN(ksDistance(nil, []float64{1})))
+}
+
+func TestGridAddRangeSplitsAcrossBuckets(t *testing.T) {
+	g := newGrid(0, 100, 10)
+	b := make([]float64, g.n)
+	g.addRange(b, 5, 25, 2) // 5 s in bucket 0, 10 in 1, 5 in 2, at rate 2
+	assert.Equal(t, []float64{10, 20, 10, 0, 0, 0, 0, 0, 0, 0}, b)
+	s := g.newSeries()
+	g.set(s, 0, 1)
+	g.set(s, 15, 1) // unchanged rate: the segment continues
+	g.set(s, 30, 3)
+	g.flush(s)
+	assert.Equal(t, []float64{10, 10, 10, 30, 30, 30, 30, 30, 30, 30}, s.b)
+}
+
+// The lent integral equals the brute-force sum of idle × frac over time.
+func TestLentIntegralMatchesIdleTimesFractionOverTime(t *testing.T) {
+	g := newGrid(0, 100, 10)
+	f := newFracIntegral(&g)
+	var seg lentSegment
+	got := make([]float64, g.n)
+	want := make([]float64, g.n)
+	type step struct{ t, frac, idle float64 }
+	steps := []step{{0, 0.5, 4}, {7, 0.25, 4}, {23, 0.25, 2}, {23, 1, 2}, {61, 0, 6}, {99, 0.5, 6}}
+	f.open(&seg, 0)
+	for i, s := range steps {
+		f.advance(s.t, s.frac)
+		if i == 0 || s.idle != steps[i-1].idle {
+			f.close(&seg, got)
+			f.open(&seg, s.idle)
+		}
+		end := 100.0
+		if i+1 < len(steps) {
+			end = steps[i+1].t
+		}
+		g.addRange(want, s.t, end, s.frac*s.idle)
+	}
+	f.advance(100, 0)
+	f.close(&seg, got)
+	for k := range want {
+		assert.InDelta(t, want[k], got[k], 1e-9, "bucket %d", k)
+	}
+}

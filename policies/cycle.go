@@ -196,14 +196,9 @@ func (c *Core) childUnder(cohort, n int) int {
 }
 
 func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
-	t := c.tree
 	ca, cb := c.childUnder(cohort, a.qn), c.childUnder(cohort, b.qn)
-	t.addAll(a.qn, a.usage)
-	da, ba := c.shareOf(ca), c.borrowingOnUsage(ca, a.usage)
-	t.removeAll(a.qn, a.usage)
-	t.addAll(b.qn, b.usage)
-	db, bb := c.shareOf(cb), c.borrowingOnUsage(cb, b.usage)
-	t.removeAll(b.qn, b.usage)
+	da, ba := c.shareOnAdmission(ca, a)
+	db, bb := c.shareOnAdmission(cb, b)
 	if ba != bb {
 		return !ba
 	}
@@ -217,6 +212,26 @@ func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
 		return a.w.Order < b.w.Order
 	}
 	return a.w.Seq < b.w.Seq
+}
+
+// shareOnAdmission is the share of node n (e's team or a cohort above it)
+// once e's job is admitted, and whether n then borrows on its resources.
+func (c *Core) shareOnAdmission(n int, e *entry) (drs, bool) {
+	if n == e.qn { // its own team: no need to touch the tree
+		nd := &c.tree.nodes[n]
+		borrows := false
+		for _, u := range e.usage {
+			if nd.usage[u.fr]+u.q > nd.subtree[u.fr] {
+				borrows = true
+			}
+		}
+		return c.shareWith(n, e.usage, 1), borrows
+	}
+	t := c.tree
+	t.addAll(e.qn, e.usage)
+	d, b := c.shareOf(n), c.borrowingOnUsage(n, e.usage)
+	t.removeAll(e.qn, e.usage)
+	return d, b
 }
 
 func (c *Core) borrowingOnUsage(n int, usage []frQty) bool {

@@ -59,12 +59,15 @@ func (c *Core) shareOf(n int) drs {
 	return nd.drsVal
 }
 
-func (c *Core) computeShare(n int) drs { return c.shareWithout(n, nil) }
+func (c *Core) computeShare(n int) drs { return c.shareWith(n, nil, -1) }
 
 // shareWithout is node n's share as if its usage were lower by without:
 // what a share would become if a job of that node left, without touching
 // the tree (a node's share reads only its own usage, quota and lendable).
-func (c *Core) shareWithout(n int, without []frQty) drs {
+func (c *Core) shareWithout(n int, without []frQty) drs { return c.shareWith(n, without, -1) }
+
+// shareWith is node n's share with its usage changed by sign × delta.
+func (c *Core) shareWith(n int, delta []frQty, sign Qty) drs {
 	t := c.tree
 	nd := &t.nodes[n]
 	d := drs{weight: nd.weight}
@@ -75,9 +78,9 @@ func (c *Core) shareWithout(n int, without []frQty) drs {
 	var best float64 = -1
 	for r := 0; r < nR; r++ {
 		b := nd.borrowed[r]
-		for _, w := range without {
+		for _, w := range delta {
 			if fr := w.fr; fr%nR == r {
-				b += max(0, nd.usage[fr]-w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
+				b += max(0, nd.usage[fr]+sign*w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
 			}
 		}
 		if b <= 0 {

@@ -146,3 +146,11 @@ func TestLookupNamesTheKnownFormats(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "openb, gavel-philly, alibaba-dlrm")
 }
+
+func TestOpenBPodListWithoutTimesIsRefusedWithTheReason(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "openb_pod_list_multigpu50.csv")
+	require.NoError(t, os.WriteFile(p, []byte("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1000,1024,2,1000\n"), 0o644))
+	_, err := importOpenB([]string{p}, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "without creation, scheduled and deletion times")
+}

@@ -48,6 +48,8 @@ func importOpenB(files []string, _ Options) (*Result, error) {
 			pods = f
 		case isNodes && nodes == "":
 			nodes = f
+		case !isPods && t.need("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli") == nil:
+			return nil, fmt.Errorf("%s: line 1: a pod list without creation, scheduled and deletion times (the packing-only variants such as multigpuNN): it has no arrivals or durations to replay", f)
 		case isPods || isNodes:
 			return nil, fmt.Errorf("%s: a second openb %s list; give one pod list and at most one node list", f, map[bool]string{true: "pod", false: "node"}[isPods])
 		default:

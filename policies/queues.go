@@ -29,6 +29,9 @@ type queueState struct {
 	// smallest first.
 	sizes map[int][]sizeCount
 	multi int // running jobs that use several flavor-resources
+	// noVictims: the policy never preempts (fifo, priority), so the
+	// candidate index and sizes are not kept.
+	noVictims bool
 }
 
 // noSmaller says whether no running job of the team uses less than q of
@@ -145,6 +148,9 @@ func (q *queueState) remove(w *Workload, firstCome bool) {
 func (q *queueState) addAdmitted(w *Workload, nR int) {
 	w.queuePos = len(q.admitted)
 	q.admitted = append(q.admitted, w)
+	if q.noVictims {
+		return
+	}
 	q.victims.add(w, nR)
 	if q.sizes == nil {
 		q.sizes = map[int][]sizeCount{}
@@ -165,6 +171,9 @@ func (q *queueState) removeAdmitted(w *Workload) {
 	q.admitted[last] = nil
 	q.admitted = q.admitted[:last]
 	w.queuePos = -1
+	if q.noVictims {
+		return
+	}
 	q.victims.remove(w)
 	for _, u := range w.usage {
 		q.sizes[u.fr] = addSize(q.sizes[u.fr], u.q, -1)

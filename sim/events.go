@@ -16,23 +16,22 @@ const (
 
 type event struct {
 	t    float64
-	kind evKind
-	seq  uint64
-	a    int32 // job slot, flavor, or timeline index
-	b    int32 // node
+	ord  uint64 // kind in the top byte, then push order: ties go by both
+	a    int32  // job slot, flavor, or timeline index
+	b    int32  // node
 	gen  uint32
+	kind evKind
 }
 
 func (e *event) less(o *event) bool {
 	if e.t != o.t {
 		return e.t < o.t
 	}
-	if e.kind != o.kind {
-		return e.kind < o.kind
-	}
-	return e.seq < o.seq
+	return e.ord < o.ord
 }
 
+// eventQueue is a 4-ary min-heap: shallower than a binary one, and its
+// children share cache lines.
 type eventQueue struct {
 	h   []event
 	seq uint64
@@ -40,11 +39,11 @@ type eventQueue struct {
 
 func (q *eventQueue) push(e event) {
 	q.seq++
-	e.seq = q.seq
+	e.ord = uint64(e.kind)<<56 | q.seq
 	q.h = append(q.h, e)
 	i := len(q.h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !q.h[i].less(&q.h[p]) {
 			break
 		}
@@ -60,13 +59,15 @@ func (q *eventQueue) pop() event {
 	q.h = q.h[:last]
 	i, n := 0, last
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && q.h[r].less(&q.h[l]) {
-			m = r
+		m := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if q.h[k].less(&q.h[m]) {
+				m = k
+			}
 		}
 		if !q.h[m].less(&q.h[i]) {
 			break

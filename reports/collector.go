@@ -368,11 +368,11 @@ func (c *Collector) makeSummary() *Summary {
 	}
 
 	// Waits.
-	var waits []float64
+	lists := make([][]float64, c.nM)
 	for m := range c.waitTeam {
-		waits = append(waits, c.waitTeam[m].values()...)
+		lists[m] = c.waitTeam[m].values()
 	}
-	sort.Float64s(waits)
+	waits := mergeSorted(lists)
 	if n := len(waits); n > 0 {
 		s.WaitS = WaitStats{Mean: mean(waits), P50: percentile(waits, 50), P95: percentile(waits, 95),
 			P99: percentile(waits, 99), Max: waits[n-1]}

@@ -106,3 +106,9 @@ func TestLentIntegralMatchesIdleTimesFractionOverTime(t *testing.T) {
 		assert.InDelta(t, want[k], got[k], 1e-9, "bucket %d", k)
 	}
 }
+
+func TestMergeSortedKeepsOrderAndEveryValue(t *testing.T) {
+	got := mergeSorted([][]float64{{1, 4, 9}, {}, {2, 3}, {0, 10}, {4}})
+	assert.Equal(t, []float64{0, 1, 2, 3, 4, 4, 9, 10}, got)
+	assert.Nil(t, mergeSorted(nil))
+}

@@ -61,3 +61,31 @@ func (h countHist) percentile(p float64) float64 {
 	}
 	return float64(keys[len(keys)-1])
 }
+
+// mergeSorted merges ascending lists into one, pairwise: O(n log k).
+func mergeSorted(lists [][]float64) []float64 {
+	if len(lists) == 0 {
+		return nil
+	}
+	for len(lists) > 1 {
+		var next [][]float64
+		for i := 0; i < len(lists); i += 2 {
+			if i+1 == len(lists) {
+				next = append(next, lists[i])
+				continue
+			}
+			a, b := lists[i], lists[i+1]
+			out := make([]float64, 0, len(a)+len(b))
+			for len(a) > 0 && len(b) > 0 {
+				if b[0] < a[0] {
+					out, b = append(out, b[0]), b[1:]
+				} else {
+					out, a = append(out, a[0]), a[1:]
+				}
+			}
+			next = append(next, append(append(out, a...), b...))
+		}
+		lists = next
+	}
+	return lists[0]
+}

@@ -65,7 +65,9 @@ type Sim struct {
 	nodes [][]uint8 // per flavor: 0 healthy, 1 failed, 2 removed
 
 	next     workload.Job
-	nextComp []int // the next job's compatible flavors
+	nextComp []int // the next job's compatible flavors, team and priority
+	nextTeam int32
+	nextPrio int32
 	haveNext bool
 	rngFail  *rand.Rand
 	rngEst   *rand.Rand
@@ -202,12 +204,15 @@ func (s *Sim) readNext() error {
 
 // checkJob validates references a trace row makes to the scenario.
 func (s *Sim) checkJob(j *workload.Job) (field, why string) {
-	if _, ok := s.teamIdx[j.Team]; !ok {
+	team, ok := s.teamIdx[j.Team]
+	if !ok {
 		return workload.ColTeam, fmt.Sprintf("unknown team %q (the scenario's teams: %s)", j.Team, strings.Join(s.teamNames(), ", "))
 	}
-	if _, ok := s.in.Priorities[j.PriorityClass]; !ok {
+	prio, ok := s.in.Priorities[j.PriorityClass]
+	if !ok {
 		return workload.ColPriorityClass, fmt.Sprintf("unknown priority class %q", j.PriorityClass)
 	}
+	s.nextTeam, s.nextPrio = int32(team), prio
 	for _, t := range j.InstanceTypes {
 		if _, ok := s.flvIdx[t]; ok {
 			continue
@@ -305,7 +310,7 @@ func (s *Sim) arrive() error {
 	j.in = in
 	j.seq = s.seq
 	s.seq++
-	j.team = int32(s.teamIdx[in.Team])
+	j.team = s.nextTeam
 	j.cls = s.classIndex(in.PriorityClass)
 	j.firstStart = math.NaN()
 	j.pendSince = in.Submit
@@ -323,7 +328,7 @@ func (s *Sim) arrive() error {
 		users[in.User] = u
 	}
 	j.w = policies.Workload{
-		Tag: j.slot, Seq: j.seq, Queue: int(j.team), User: u, Priority: s.in.Priorities[in.PriorityClass], Order: in.Submit,
+		Tag: j.slot, Seq: j.seq, Queue: int(j.team), User: u, Priority: s.nextPrio, Order: in.Submit,
 		Req:                policies.Request{Accel: policies.ToQty(in.Accelerators), VCPU: policies.ToQty(in.VCPUs), Mem: policies.ToQty(in.MemoryGiB), Compatible: comp},
 		Estimate:           j.work * j.factor,
 		CheckpointInterval: in.CheckpointInterval,

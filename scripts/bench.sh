@@ -4,7 +4,8 @@
 #     running jobs of 100 teams (classical and fair sharing), median of 5;
 #   - end-to-end runs of the shipped 100k-, 1M- and 10M-job scenarios under
 #     fifo, priority and quota: median of BENCH_RUNS (5) for 100k and 1M, one
-#     run for 10M, which writes its outputs (--out) to a temporary folder.
+#     run for 10M; then the 10M-job quota run again with every output on
+#     (--out to a temporary folder), for peak memory.
 # Every result is one machine-readable BENCH line; a table follows.
 # BENCH_RUNS, BENCH_POLICIES and BENCH_SIZES ("100k 1m 10m") override.
 set -euo pipefail
@@ -30,29 +31,38 @@ for name in BenchmarkCycle10kPending2kRunning100Teams BenchmarkCycle10kPending2k
   results+=("$line")
 done
 
+run() { # size policy runs [outputs]
+  local scenario=scenarios/bench/$1-jobs.yaml lines=() out=() tag=""
+  if [ -n "${4:-}" ]; then
+    out=(--out "$tmp/out")
+    tag=" outputs=on"
+  fi
+  for i in $(seq "$3"); do
+    lines+=("$("$BIN" sim "$scenario" --policy "$2" --json --stats "${out[@]}" 2>&1 >/dev/null | grep '^BENCH') runs=$3$tag")
+    rm -rf "$tmp/out"
+  done
+  printf '%s\n' "${lines[@]}" | median_line wall_s
+}
+
 for size in $SIZES; do
-  scenario=scenarios/bench/${size}-jobs.yaml
+  n=$RUNS
+  [ "$size" = 10m ] && n=1
   for p in $POLICIES; do
-    lines=()
-    n=$RUNS
-    out=()
-    if [ "$size" = 10m ]; then
-      n=1
-      out=(--out "$tmp/$p")
-    fi
-    for i in $(seq "$n"); do
-      lines+=("$("$BIN" sim "$scenario" --policy "$p" --json --stats "${out[@]}" 2>&1 >/dev/null | grep '^BENCH') runs=$n")
-    done
-    line=$(printf '%s\n' "${lines[@]}" | median_line wall_s)
+    line=$(run "$size" "$p" "$n")
     echo "$line"
     results+=("$line")
-    rm -rf "$tmp/$p"
   done
 done
+if [[ " $SIZES " == *" 10m "* ]]; then
+  line=$(run 10m quota 1 outputs)
+  echo "$line"
+  results+=("$line")
+fi
 
 echo
 printf '%s\n' "${results[@]}" | awk '
   { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
   f["wall_s"] == "" { printf "%-46s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_cycle"], f["runs"]; next }
-  { printf "%-16s %-9s %8s s  %9s jobs/s  %9s events/s  %7s ns/cycle  %7s MB peak RSS  (median of %s)\n",
-      f["name"], f["policy"], f["wall_s"], f["jobs_per_s"], f["events_per_s"], f["ns_per_cycle"], f["peak_rss_mb"], f["runs"] }'
+  { printf "%-16s %-9s %8s s  %9s jobs/s  %9s events/s  %7s ns/cycle  %7s MB peak RSS  (median of %s)%s\n",
+      f["name"], f["policy"], f["wall_s"], f["jobs_per_s"], f["events_per_s"], f["ns_per_cycle"], f["peak_rss_mb"], f["runs"],
+      (f["outputs"] == "on" ? ", with every output" : "") }'

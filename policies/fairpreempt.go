@@ -34,6 +34,7 @@ type fairWork struct {
 	inRetry  []bool
 	retrySrc []candSource
 	live     []int
+	lazy     []bool
 }
 
 func (c *Core) fairWork() *fairWork {
@@ -41,7 +42,8 @@ func (c *Core) fairWork() *fairWork {
 	w := c.fw
 	if w == nil || len(w.src) != n {
 		w = &fairWork{src: make([]candSource, n), prunedQ: make([]bool, n), prunedC: make([]bool, n),
-			ancestor: make([]bool, n), retry: make([]single, n), inRetry: make([]bool, n), retrySrc: make([]candSource, n)}
+			ancestor: make([]bool, n), retry: make([]single, n), inRetry: make([]bool, n), retrySrc: make([]candSource, n),
+			lazy: make([]bool, n)}
 		c.fw = w
 	}
 	clear(w.src)
@@ -58,6 +60,10 @@ type fairOrdering struct {
 	// live lists the queue nodes that may have candidates, ascending (the
 	// order of their cohorts' queue lists); nil means every queue.
 	live []int
+	// lazy marks live nodes whose source is made on first use, for the
+	// reclaim policy: a search often ends before it looks at most teams.
+	lazy    []bool
+	reclaim PreemptPolicy
 }
 
 func (c *Core) newFairOrdering(e *entry, src []candSource, w *fairWork) *fairOrdering {
@@ -71,6 +77,10 @@ func (c *Core) newFairOrdering(e *entry, src []candSource, w *fairWork) *fairOrd
 }
 
 func (o *fairOrdering) has(qn int) bool {
+	if o.lazy != nil && o.lazy[qn] {
+		o.lazy[qn] = false
+		o.src[qn] = o.c.candIterFor(o.c.tree.nodes[qn].queue, o.e, o.reclaim, filterFair)
+	}
 	s := o.src[qn]
 	return s != nil && s.peek() != nil
 }
@@ -108,23 +118,23 @@ func (o *fairOrdering) nextIn(cohort int) int {
 		if o.w.prunedQ[qn] || t.nodes[qn].parent != cohort {
 			continue
 		}
-		if !o.has(qn) {
-			o.w.prunedQ[qn] = true
-			continue
-		}
 		d := c.shareOf(qn)
 		if !d.borrowing && qn != o.e.qn {
 			o.w.prunedQ[qn] = true
 			continue
 		}
-		if bestQ < 0 {
-			bestQ, bestQD = qn, d
+		// Candidates are read only for a queue that could lead.
+		k := 1
+		if bestQ >= 0 {
+			if k = cmpDRS(d, bestQD); k < 0 {
+				continue
+			}
+		}
+		if !o.has(qn) {
+			o.w.prunedQ[qn] = true
 			continue
 		}
-		switch k := cmpDRS(d, bestQD); {
-		case k > 0:
-			bestQ, bestQD = qn, d
-		case k == 0 && c.candidateLess(o.head(qn), o.head(bestQ), o.e.q):
+		if bestQ < 0 || k > 0 || c.candidateLess(o.head(qn), o.head(bestQ), o.e.q) {
 			bestQ, bestQD = qn, d
 		}
 	}
@@ -264,14 +274,8 @@ func (c *Core) fairTargets(e *entry) []target {
 		return nil
 	}
 	t.removeAll(e.qn, e.usage)
-	any := own
 	for _, qn := range borrowers {
-		it := c.candIterFor(t.nodes[qn].queue, e, spec.Reclaim, filterFair)
-		src[qn] = it
-		any = any || it.peek() != nil
-	}
-	if !any {
-		return nil
+		w.lazy[qn] = true
 	}
 	// Only the preemptor's team and the borrowers can have candidates.
 	live := w.live[:0]
@@ -306,7 +310,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		}
 	}
 	ord := c.newFairOrdering(e, src, w)
-	ord.live = live
+	ord.live, ord.lazy, ord.reclaim = live, w.lazy, spec.Reclaim
 	take := func(x *Workload, reason string) {
 		c.removeTarget(x)
 		targets = append(targets, target{x, reason})
@@ -352,6 +356,9 @@ func (c *Core) fairTargets(e *entry) []target {
 				break // every job left is at least this big: all would fail
 			}
 		}
+	}
+	for _, qn := range borrowers {
+		w.lazy[qn] = false // sources never made stay unmade
 	}
 	if !fit && len(strategies) > 1 && anyRetry {
 		ord2 := c.newFairOrdering(e, w.retrySrc, w)

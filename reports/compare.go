@@ -3,9 +3,11 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -348,11 +350,7 @@ func teamWaitChart(c *Comparison) (Chart, error) {
 			}
 		}
 	}
-	names := make([]string, 0, len(teams))
-	for t := range teams {
-		names = append(names, t)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(teams))
 	p := newPlot("", "", "mean wait (hours, mean over seeds)")
 	width := vg.Points(max(2, 24/float64(max(1, len(c.Variants)))))
 	for i, v := range c.Variants {

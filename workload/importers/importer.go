@@ -182,6 +182,20 @@ func (t *table) next() error {
 
 func (t *table) close() { t.f.Close() }
 
+// each calls fn for every data row, until the end or an error.
+func (t *table) each(fn func() error) error {
+	for {
+		if err := t.next(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+}
+
 func (t *table) str(c string) string { return strings.TrimSpace(t.rec[t.col[c]]) }
 
 // num parses a number cell; empty = NaN when optional, an error otherwise.
@@ -198,6 +212,18 @@ func (t *table) num(c string, optional bool) (float64, error) {
 		return 0, t.errf(c, "not a number: %q", s)
 	}
 	return v, nil
+}
+
+// nums reads required numeric cells into dst, column by column.
+func (t *table) nums(cols []string, dst ...*float64) error {
+	for i, c := range cols {
+		v, err := t.num(c, false)
+		if err != nil {
+			return err
+		}
+		*dst[i] = v
+	}
+	return nil
 }
 
 func (t *table) errf(col, format string, args ...any) error {

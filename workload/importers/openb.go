@@ -100,22 +100,9 @@ func readOpenBNodes(path string, r *Result, models map[string][]string) error {
 	}
 	count := map[key]int{}
 	var order []key
-	for {
-		if err := t.next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return err
-		}
-		cpu, err := t.num("cpu_milli", false)
-		if err != nil {
-			return err
-		}
-		mib, err := t.num("memory_mib", false)
-		if err != nil {
-			return err
-		}
-		g, err := t.num("gpu", false)
-		if err != nil {
+	if err := t.each(func() error {
+		var cpu, mib, g float64
+		if err := t.nums([]string{"cpu_milli", "memory_mib", "gpu"}, &cpu, &mib, &g); err != nil {
 			return err
 		}
 		if g < 0 || g != math.Trunc(g) || cpu < 0 || mib < 0 {
@@ -130,6 +117,9 @@ func readOpenBNodes(path string, r *Result, models map[string][]string) error {
 			order = append(order, k)
 		}
 		count[k]++
+		return nil
+	}); err != nil {
+		return err
 	}
 	sort.SliceStable(order, func(a, b int) bool { return count[order[a]] > count[order[b]] })
 	for _, k := range order {

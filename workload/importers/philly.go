@@ -209,24 +209,11 @@ func readPhillyVC(path, vc string, tp throughputs, gpus []int, r *Result, cannot
 			types = append(types, "philly-"+g)
 		}
 	}
-	for {
-		if err := t.next(); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
+	if err := t.each(func() error {
 		r.Rows++
 		jt := t.str("job_type")
-		steps, err := t.num("total_steps", false)
-		if err != nil {
-			return err
-		}
-		arrival, err := t.num("arrival_time_s", false)
-		if err != nil {
-			return err
-		}
-		scale, err := t.num("scale_factor", false)
-		if err != nil {
+		var steps, arrival, scale float64
+		if err := t.nums([]string{"total_steps", "arrival_time_s", "scale_factor"}, &steps, &arrival, &scale); err != nil {
 			return err
 		}
 		switch {
@@ -253,7 +240,11 @@ func readPhillyVC(path, vc string, tp throughputs, gpus []int, r *Result, cannot
 			}
 		}
 		r.Jobs = append(r.Jobs, j)
+		return nil
+	}); err != nil {
+		return err
 	}
+	return nil
 }
 
 // phillySpeeds is each GPU's speed relative to V100 per job type, at one GPU.

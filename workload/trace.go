@@ -200,3 +200,33 @@ func (r rowFields) finish(j *Job) error {
 	}
 	return nil
 }
+
+// WriteAll copies a source into a new trace file and closes both; each is
+// called after every job written (for progress), and n counts them.
+func WriteAll(path string, src Source, each func(n int, j *Job)) (n int, err error) {
+	w, err := CreateTrace(path, src.ExtraColumns())
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for {
+		j, err := src.Next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := w.Write(&j); err != nil {
+			return n, err
+		}
+		n++
+		if each != nil {
+			each(n, &j)
+		}
+	}
+}

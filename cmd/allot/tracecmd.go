@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
@@ -48,34 +46,17 @@ FILE. A scenario can replay the file with workload.trace.`,
 				seed = s.Seed
 			}
 			src := s.Synthetic.Source(seed)
-			w, err := workload.CreateTrace(out, nil)
-			if err != nil {
-				return badInput(err)
-			}
-			n := 0
 			bar := newProgress(cmd.ErrOrStderr(), false, "generating")
-			for {
-				j, err := src.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					w.Close()
-					return err
-				}
-				if err := w.Write(&j); err != nil {
-					w.Close()
-					return err
-				}
-				n++
+			n, err := workload.WriteAll(out, src, func(n int, j *workload.Job) {
 				if n%10000 == 0 {
 					bar.update(j.Submit/maxf(s.Synthetic.Until, s.Horizon), fmt.Sprintf("%d jobs", n))
 				}
+			})
+			if err != nil {
+				bar.done()
+				return badInput(err)
 			}
 			bar.done()
-			if err := w.Close(); err != nil {
-				return err
-			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d jobs to %s\n", n, out)
 			return nil
 		},

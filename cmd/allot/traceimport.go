@@ -55,18 +55,8 @@ Formats:
 			if err != nil {
 				return badInput(err)
 			}
-			w, err := workload.CreateTrace(out, nil)
-			if err != nil {
+			if _, err := workload.WriteAll(out, workload.NewSliceSource(res.Jobs, nil), nil); err != nil {
 				return badInput(err)
-			}
-			for i := range res.Jobs {
-				if err := w.Write(&res.Jobs[i]); err != nil {
-					w.Close()
-					return err
-				}
-			}
-			if err := w.Close(); err != nil {
-				return err
 			}
 			if scenario == "" {
 				scenario = strings.TrimSuffix(out, filepath.Ext(out)) + ".yaml"

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/allot-sim/allot/scenarios"
@@ -59,29 +57,9 @@ re-times or resizes jobs, since they no longer describe the same work.`,
 				return badInput(err)
 			}
 			defer src.Close()
-			x := t.Apply(src)
-			w, err := workload.CreateTrace(out, x.ExtraColumns())
+			n, err := workload.WriteAll(out, t.Apply(src), nil)
 			if err != nil {
 				return badInput(err)
-			}
-			n := 0
-			for {
-				j, err := x.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					w.Close()
-					return badInput(err)
-				}
-				if err := w.Write(&j); err != nil {
-					w.Close()
-					return err
-				}
-				n++
-			}
-			if err := w.Close(); err != nil {
-				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d jobs to %s\n", n, out)
 			return nil

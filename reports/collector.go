@@ -17,12 +17,12 @@ type Collector struct {
 	nT   int
 	nM   int
 
-	held      [][]float64 // [type][team]
-	quota     [][]float64 // [team][type]
-	installed []float64   // [type] accelerators
+	held      [][]float64     // [type][team]
+	quota     [][]float64     // [team][type]
+	installed []float64       // [type] accelerators
 	lentF     []*fracIntegral // [type] integral of the share of idle quota lent out
 	lentSeg   [][]lentSegment // [type][team]
-	alloc     [][]*series // [type][team]
+	alloc     [][]*series     // [type][team]
 	borrowed  [][]*series
 	lent      [][]*series
 	quotaS    [][]*series // [type][team] quota over time

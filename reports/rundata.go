@@ -1,7 +1,6 @@
 package reports
 
 import (
-
 	"github.com/allot-sim/allot/workload"
 )
 
@@ -96,6 +95,5 @@ func (c *Collector) Data() *RunData {
 	d.Fidelity = c.fid.result(d)
 	return d
 }
-
 
 var _ = workload.EvSubmit

@@ -223,6 +223,7 @@ func (c *Core) nominate(e *entry) {
 		nPS = len(w.shape.req.PodSets)
 	}
 	e.assignment = make([][]int, nPS)
+	cells := make([]int, nPS*len(spec.Groups)) // one backing array for every podset
 	e.mode = modeFit
 	e.flavor = -1
 	var accBuf [4]frQty
@@ -230,7 +231,7 @@ func (c *Core) nominate(e *entry) {
 	var flv [16]int
 	pob := spec.Fungibility.PreemptionOverBorrowing
 	for pi := range e.assignment {
-		e.assignment[pi] = make([]int, len(spec.Groups))
+		e.assignment[pi] = cells[pi*len(spec.Groups) : (pi+1)*len(spec.Groups) : (pi+1)*len(spec.Groups)]
 		for gi := range spec.Groups {
 			g := &spec.Groups[gi]
 			e.assignment[pi][gi] = -1
@@ -403,7 +404,8 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	if w.shape.generic || len(e.w.shape.req.PodSets) == 1 {
 		sub := &c.sub // the search for one flavor; reused, it never outlives the call
 		*sub = entry{w: w, q: e.q, qn: e.qn, frsNeed: ch.frsNeed, flavor: f}
-		sub.usage = c.usageFor(w, pi, g, f, acc)
+		sub.usage = c.usageFor(w, pi, g, f, acc, c.scratch.subUsage[:0])
+		c.scratch.subUsage = sub.usage[:0]
 		if p := c.pools[f]; p != nil {
 			sub.placeNeed = n.place
 		}
@@ -430,10 +432,11 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	return ch
 }
 
-func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc accUsage) []frQty {
+// usageFor is the job's usage with podset pi of group g on flavor f, added
+// to u (the caller's buffer).
+func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc accUsage, u []frQty) []frQty {
 	nR := len(c.m.Resources)
 	n := c.need(w.shape, f)
-	var u []frQty
 	for _, x := range acc {
 		if x.fr/nR != f {
 			u = append(u, x)

@@ -46,9 +46,11 @@ type reservation struct {
 }
 
 type scratch struct {
-	rem  []frQty
-	rem2 []frQty
-	buf  []int32
+	rem      []frQty
+	rem2     []frQty
+	buf      []int32
+	targets  []target
+	subUsage []frQty // a one-flavor search's usage; never outlives it
 }
 
 // NewCore builds a core for a model. The model must not change afterwards

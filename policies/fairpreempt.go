@@ -26,15 +26,17 @@ func (s *single) pop() *Workload {
 
 // fairWork is scratch space reused by every fair-sharing search.
 type fairWork struct {
-	src      []candSource // by tree node
-	prunedQ  []bool
-	prunedC  []bool
-	ancestor []bool
-	retry    []single
-	inRetry  []bool
-	retrySrc []candSource
-	live     []int
-	lazy     []bool
+	src       []candSource // by tree node
+	prunedQ   []bool
+	prunedC   []bool
+	ancestor  []bool
+	retry     []single
+	inRetry   []bool
+	retrySrc  []candSource
+	live      []int
+	lazy      []bool
+	borrowers []int
+	targets   []target // grows during a search; the result is copied out
 }
 
 func (c *Core) fairWork() *fairWork {
@@ -249,7 +251,8 @@ func (c *Core) fairTargets(e *entry) []target {
 		src[e.qn] = it
 		own = it.peek() != nil
 	}
-	var borrowers []int // queue nodes that may lend back
+	borrowers := w.borrowers[:0] // queue nodes that may lend back
+	defer func() { w.borrowers = borrowers[:0] }()
 	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never {
 		root := t.rootOf[e.qn]
 		for qi := range c.queues {
@@ -290,7 +293,8 @@ func (c *Core) fairTargets(e *entry) []target {
 	}
 	w.live = live
 	t.addAll(e.qn, e.usage) // the preemptor's shares include its own job
-	var targets []target
+	targets := w.targets[:0]
+	defer func() { w.targets = targets[:0] }()
 	fit := false
 	check := func() bool {
 		t.removeAll(e.qn, e.usage)
@@ -380,7 +384,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	}
 	targets = c.minimise(e, targets, true)
 	c.restoreTargets(targets)
-	return targets
+	return append([]target(nil), targets...)
 }
 
 var defaultStrategies = []FairStrategy{LessThanOrEqualToFinalShare, LessThanInitialShare}

@@ -239,7 +239,7 @@ func (c *Core) classicalTargets(e *entry) []target {
 		passes = []bool{true, false}
 	}
 	for _, allowBorrow := range passes {
-		var targets []target
+		targets := c.scratch.targets[:0]
 		for _, m := range chain() {
 			for w, lca := m.pop(); w != nil; w, lca = m.pop() {
 				v := c.classify(e, w, lca >= 0 && c.hasAdvantage(e, hier, w))
@@ -251,11 +251,13 @@ func (c *Core) classicalTargets(e *entry) []target {
 				if c.fits(e, allowBorrow) {
 					targets = c.minimise(e, targets, allowBorrow)
 					c.restoreTargets(targets)
-					return targets
+					c.scratch.targets = targets[:0]
+					return append([]target(nil), targets...)
 				}
 			}
 		}
 		c.restoreTargets(targets)
+		c.scratch.targets = targets[:0]
 	}
 	return nil
 }

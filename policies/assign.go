@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -222,8 +223,12 @@ func (c *Core) nominate(e *entry) {
 	if !w.shape.generic {
 		nPS = len(w.shape.req.PodSets)
 	}
-	e.assignment = make([][]int, nPS)
-	cells := make([]int, nPS*len(spec.Groups)) // one backing array for every podset
+	// Built in scratch space, then kept as the head's last nomination's
+	// slices when equal (a waiting head is renominated many times).
+	e.assignment = growInts2(c.scratch.asg, nPS)
+	cells := growInts(c.scratch.cells, nPS*len(spec.Groups))
+	c.scratch.asg, c.scratch.cells = e.assignment, cells
+	e.frsNeed = c.scratch.frsNeed[:0]
 	e.mode = modeFit
 	e.flavor = -1
 	var accBuf [4]frQty
@@ -295,7 +300,8 @@ func (c *Core) nominate(e *entry) {
 			}
 		}
 	}
-	e.usage = append([]frQty(nil), acc...)
+	c.scratch.frsNeed = e.frsNeed[:0]
+	c.keepNomination(e, acc)
 	if e.mode == modeNoFit || e.mode == modeNoCandidates {
 		return
 	}
@@ -353,8 +359,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	}
 	qnode := &t.nodes[e.qn]
 	preemptPossible := true
-	var frsBuf [4]int
-	ch.frsNeed = frsBuf[:0]
+	frs := c.scratch.frs[:0] // needed flavor-resources; copied out if kept
 	for _, r := range g.Resources {
 		req := n.podsets[pi][r]
 		if req <= 0 {
@@ -372,7 +377,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, fr, val))
 			continue
 		}
-		ch.frsNeed = append(ch.frsNeed, fr)
+		frs = append(frs, fr)
 		if !(val <= qnode.quota[fr].Nominal || c.mayReclaimInHierarchy(e.qn, fr, val) || c.canPreemptWhileBorrowing(e.q)) {
 			preemptPossible = false
 			ch.why = why{code: whyNoPreemption, f: f, r: r, val: val, avail: t.queueAvailable(e.qn, fr)}
@@ -385,14 +390,18 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	if p := c.pools[f]; p != nil && ch.mode == modeFit && !p.fits(n.place) {
 		ch.mode = modePreempt
 		if fs := &c.m.Flavors[f]; fs.AccelResource >= 0 {
-			ch.frsNeed = append(ch.frsNeed, f*nR+fs.AccelResource)
+			frs = append(frs, f*nR+fs.AccelResource)
 		}
 	}
+	c.scratch.frs = frs[:0]
 	if ch.mode == modeFit {
-		ch.frsNeed = nil
 		return ch
 	}
-	ch.frsNeed = append([]int(nil), ch.frsNeed...)
+	if old := w.nomEntry; old != nil && slices.Equal(old.frsNeed, frs) {
+		ch.frsNeed = old.frsNeed // kept slices are never written
+	} else {
+		ch.frsNeed = slices.Clone(frs)
+	}
 	if !preemptPossible {
 		ch.mode = modeNoFit
 		return ch

@@ -23,6 +23,8 @@ type Core struct {
 	claimedList []*Workload
 	reserved    []reservation
 	scratch     scratch
+	// spareEntries are nomination memos of jobs that left the queue.
+	spareEntries []*entry
 
 	fw *fairWork
 	// Scratch reused by every cycle.
@@ -51,6 +53,10 @@ type scratch struct {
 	buf      []int32
 	targets  []target
 	subUsage []frQty // a one-flavor search's usage; never outlives it
+	frs      []int
+	frsNeed  []int
+	asg      [][]int
+	cells    []int
 }
 
 // NewCore builds a core for a model. The model must not change afterwards
@@ -182,6 +188,10 @@ func (c *Core) enqueue(w *Workload) {
 }
 
 func (c *Core) dequeue(w *Workload) {
+	if w.nomEntry != nil { // a job out of the queue is no head: its memo is reused
+		c.spareEntries = append(c.spareEntries, w.nomEntry)
+		w.nomEntry = nil
+	}
 	switch {
 	case c.fifo != nil:
 		c.fifo.remove(w)

@@ -77,7 +77,11 @@ func (c *Core) quotaCycle(now float64) bool {
 		c.nominate(e)
 		if reuse {
 			if e.w.nomEntry == nil {
-				e.w.nomEntry = new(entry)
+				if n := len(c.spareEntries); n > 0 {
+					e.w.nomEntry, c.spareEntries = c.spareEntries[n-1], c.spareEntries[:n-1]
+				} else {
+					e.w.nomEntry = new(entry)
+				}
 			}
 			*e.w.nomEntry, e.w.nomVer = *e, c.stateVer
 		}

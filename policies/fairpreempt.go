@@ -384,7 +384,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	}
 	targets = c.minimise(e, targets, true)
 	c.restoreTargets(targets)
-	return append([]target(nil), targets...)
+	return keepTargets(e.w, targets)
 }
 
 var defaultStrategies = []FairStrategy{LessThanOrEqualToFinalShare, LessThanInitialShare}

@@ -252,7 +252,7 @@ func (c *Core) classicalTargets(e *entry) []target {
 					targets = c.minimise(e, targets, allowBorrow)
 					c.restoreTargets(targets)
 					c.scratch.targets = targets[:0]
-					return append([]target(nil), targets...)
+					return keepTargets(e.w, targets)
 				}
 			}
 		}

@@ -23,6 +23,7 @@ func newSimCmd() *cobra.Command {
 		outDir  string
 		stats   bool
 		cpuProf string
+		memProf string
 	)
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
@@ -74,6 +75,9 @@ quota) or a policy file; --out writes the run's files.`,
 			if err != nil {
 				return badInput(err)
 			}
+			if err := writeAllocProfile(memProf); err != nil {
+				return err
+			}
 			sum := col.Summary()
 			checkObjectives(sum, s.Objectives)
 			if outDir != "" {
@@ -100,6 +104,7 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
 	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line on standard error")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
+	cmd.Flags().StringVar(&memProf, "memprofile", "", "write a Go allocation profile of the simulation to this file (go tool pprof -sample_index=alloc_space)")
 	return cmd
 }
 

@@ -36,3 +36,20 @@ func startCPUProfile(path string) (func(), error) {
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
+
+// writeAllocProfile writes the allocations made so far (the allocs profile:
+// every allocation since start, sampled), for finding what makes the GC work.
+func writeAllocProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("memory profile: %w", err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		return fmt.Errorf("memory profile: %w", err)
+	}
+	return nil
+}

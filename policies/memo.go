@@ -1,0 +1,69 @@
+package policies
+
+import "slices"
+
+// A head is renominated whenever the cohort's state changes, and most of
+// the time it gets the same answer. keepNomination and keepTargets make the
+// answer's slices from scratch space, reusing the head's previous ones when
+// equal, so that renominations allocate nothing. Kept slices are never
+// written again.
+
+// keepNomination turns e's scratch assignment, needed flavor-resources and
+// usage (acc) into slices the entry may keep.
+func (c *Core) keepNomination(e *entry, acc accUsage) {
+	var old *entry
+	if e.w.nomEntry != nil {
+		old = e.w.nomEntry
+	}
+	if old != nil && slices.EqualFunc(old.assignment, e.assignment, slices.Equal[[]int]) {
+		e.assignment = old.assignment
+	} else {
+		n := 0
+		for _, a := range e.assignment {
+			n += len(a)
+		}
+		cells := make([]int, 0, n)
+		out := make([][]int, len(e.assignment))
+		for i, a := range e.assignment {
+			cells = append(cells, a...)
+			out[i] = cells[len(cells)-len(a) : len(cells) : len(cells)]
+		}
+		e.assignment = out
+	}
+	switch {
+	case len(e.frsNeed) == 0:
+		e.frsNeed = nil
+	case old != nil && slices.Equal(old.frsNeed, e.frsNeed):
+		e.frsNeed = old.frsNeed
+	default:
+		e.frsNeed = slices.Clone(e.frsNeed)
+	}
+	if old != nil && slices.Equal(old.usage, []frQty(acc)) {
+		e.usage = old.usage
+	} else {
+		e.usage = append([]frQty(nil), acc...)
+	}
+}
+
+// keepTargets returns targets (scratch) as a slice the caller may keep:
+// w's last nominated targets when equal, else a copy.
+func keepTargets(w *Workload, targets []target) []target {
+	if old := w.nomEntry; old != nil && slices.Equal(old.targets, targets) {
+		return old.targets
+	}
+	return slices.Clone(targets)
+}
+
+func growInts(buf []int, n int) []int {
+	if cap(buf) < n {
+		return make([]int, n)
+	}
+	return buf[:n]
+}
+
+func growInts2(buf [][]int, n int) [][]int {
+	if cap(buf) < n {
+		return make([][]int, n)
+	}
+	return buf[:n]
+}

@@ -25,6 +25,7 @@ type Core struct {
 	scratch     scratch
 	// spareEntries are nomination memos of jobs that left the queue.
 	spareEntries []*entry
+	soleAsg      [][][]int // by flavor: see wholeOn
 
 	fw *fairWork
 	// Scratch reused by every cycle.

@@ -65,14 +65,18 @@ func (c *Core) startPlaced(w *Workload, pl placement, now float64) {
 	w.lastReason = ""
 	var usage []frQty
 	if n := c.need(w.shape, pl.flavor); n.ok && len(n.podsets) == 1 {
-		nR := len(c.m.Resources)
-		for r, v := range n.podsets[0] {
-			if v > 0 {
-				usage = append(usage, frQty{pl.flavor*nR + r, v})
+		if !n.soleDone {
+			nR := len(c.m.Resources)
+			for r, v := range n.podsets[0] {
+				if v > 0 {
+					n.soleUsage = append(n.soleUsage, frQty{pl.flavor*nR + r, v})
+				}
 			}
+			n.soleDone = true
 		}
+		usage = n.soleUsage
 	}
-	c.commit(w, [][]int{{pl.flavor}}, usage, pl, now)
+	c.commit(w, c.wholeOn(pl.flavor), usage, pl, now)
 	c.plan.Admitted = append(c.plan.Admitted, Admission{W: w})
 }
 
@@ -223,4 +227,16 @@ func (c *Core) withinReservation(w *Workload, f int) bool {
 		}
 	}
 	return true
+}
+
+// wholeOn is the assignment "every podset on flavor f" of a one-podset,
+// one-group job, shared (assignments are never written).
+func (c *Core) wholeOn(f int) [][]int {
+	if c.soleAsg == nil {
+		c.soleAsg = make([][][]int, len(c.m.Flavors))
+	}
+	if c.soleAsg[f] == nil {
+		c.soleAsg[f] = [][]int{{f}}
+	}
+	return c.soleAsg[f]
 }

@@ -66,6 +66,10 @@ type flavorNeed struct {
 	// held amounts on that flavor's nodes for the generic form)
 	podsets [][]Qty
 	place   placeNeed
+	// soleUsage is the usage of a one-podset job placed whole on this
+	// flavor, shared by every such job (usage slices are never written).
+	soleUsage []frQty
+	soleDone  bool
 }
 
 // placeNeed is what a job occupies on a flavor's nodes.

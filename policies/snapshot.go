@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -70,6 +71,13 @@ func (c *Core) Cycle(now float64) *Plan {
 
 // RunSnapshot builds a core from a snapshot and runs it.
 func RunSnapshot(s *Snapshot) (*CycleResult, error) {
+	return RunSnapshotWith(s, func(decide func()) { decide() })
+}
+
+// RunSnapshotWith is RunSnapshot with the decision (the cycles, after the
+// snapshot is loaded into a core and before the result is described)
+// called through wrap, so that a caller can time it: time is the caller's.
+func RunSnapshotWith(s *Snapshot, wrap func(decide func())) (*CycleResult, error) {
 	c, err := NewCore(s.Model)
 	if err != nil {
 		return nil, err
@@ -105,38 +113,41 @@ func RunSnapshot(s *Snapshot) (*CycleResult, error) {
 	}
 	admitted := map[*Workload]bool{}
 	preempted := map[*Workload]string{}
+	var plans []Plan // copied out of the core's reused plan, read after the timing
 	switch s.Kind {
-	case KindCycle, KindPreemptionTargets:
-		p := c.Cycle(s.Now)
+	case KindCycle, KindPreemptionTargets, KindSteadyState:
+	default:
+		return nil, fmt.Errorf("unknown snapshot kind %q", s.Kind)
+	}
+	var one *Plan
+	wrap(func() {
+		if s.Kind != KindSteadyState {
+			one = c.Cycle(s.Now)
+			return
+		}
+		for i := 0; i < 10000; i++ {
+			c.plan.reset()
+			progress := c.quotaCycle(s.Now)
+			plans = append(plans, copyPlan(&c.plan))
+			for _, pr := range c.plan.Preempted {
+				c.Requeue(pr.W, s.Now)
+			}
+			if !progress && len(c.plan.Preempted) == 0 {
+				break
+			}
+		}
+	})
+	if one != nil {
+		plans = append(plans, *one)
+	}
+	for _, p := range plans {
 		for _, a := range p.Admitted {
 			admitted[a.W] = true
 		}
 		for _, pr := range p.Preempted {
 			preempted[pr.W] = pr.Reason
+			delete(admitted, pr.W)
 		}
-	case KindSteadyState:
-		for i := 0; i < 10000; i++ {
-			c.plan.reset()
-			progress := c.quotaCycle(s.Now)
-			p := &c.plan
-			for _, a := range p.Admitted {
-				admitted[a.W] = true
-			}
-			var victims []*Workload
-			for _, pr := range p.Preempted {
-				preempted[pr.W] = pr.Reason
-				victims = append(victims, pr.W)
-			}
-			for _, v := range victims {
-				delete(admitted, v)
-				c.Requeue(v, s.Now)
-			}
-			if !progress && len(victims) == 0 {
-				break
-			}
-		}
-	default:
-		return nil, fmt.Errorf("unknown snapshot kind %q", s.Kind)
 	}
 	for w := range admitted {
 		res.Admitted = append(res.Admitted, AdmittedJob{Name: w.Name, Flavors: c.flavorsByName(w)})
@@ -155,6 +166,10 @@ func RunSnapshot(s *Snapshot) (*CycleResult, error) {
 	sort.Slice(res.Preempted, func(i, j int) bool { return res.Preempted[i].Name < res.Preempted[j].Name })
 	sort.Slice(res.Pending, func(i, j int) bool { return res.Pending[i].Name < res.Pending[j].Name })
 	return res, nil
+}
+
+func copyPlan(p *Plan) Plan {
+	return Plan{Admitted: slices.Clone(p.Admitted), Preempted: slices.Clone(p.Preempted)}
 }
 
 // headForPop is the next job of a queue in queue order, ignoring parking.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark suite (not part of CI):
 #   - Go benchmarks of one scheduling cycle on 10,000 pending and 2,000
-#     running jobs of 100 teams (classical and fair sharing), median of 5;
+#     running jobs of 100 teams (classical and fair sharing), median of 5,
+#     and the same state as a snapshot file (scripts/cycle-snapshot.awk)
+#     through `allot cycle --stats`;
 #   - end-to-end runs of the shipped 100k-, 1M- and 10M-job scenarios under
 #     fifo, priority and quota: median of BENCH_RUNS (5) for 100k and 1M, one
 #     run for 10M; then the 10M-job quota run again with every output on
@@ -27,6 +29,14 @@ for name in BenchmarkCycle10kPending2kRunning100Teams BenchmarkCycle10kPending2k
   ns=$(go test -run '^$' -bench "^${name}\$" -count "$RUNS" ./policies |
     awk '/^Benchmark/ { print $3 }' | sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
   line="BENCH name=${name#Benchmark} policy=quota ns_per_cycle=$ns runs=$RUNS"
+  echo "$line"
+  results+=("$line")
+done
+
+# The same state as a snapshot file through `allot cycle` (loading excluded).
+for fair in 0 1; do
+  awk -v fair=$fair -f scripts/cycle-snapshot.awk > "$tmp/cycle.yaml"
+  line="$("$BIN" cycle "$tmp/cycle.yaml" --stats --repeat "$RUNS" 2>&1 >/dev/null | grep '^BENCH')"
   echo "$line"
   results+=("$line")
 done
@@ -62,6 +72,7 @@ fi
 echo
 printf '%s\n' "${results[@]}" | awk '
   { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
+  f["ns_per_decision"] != "" { printf "allot cycle %-34s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_decision"], f["runs"]; next }
   f["wall_s"] == "" { printf "%-46s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_cycle"], f["runs"]; next }
   { printf "%-16s %-9s %8s s  %9s jobs/s  %9s events/s  %7s ns/cycle  %7s MB peak RSS  (median of %s)%s\n",
       f["name"], f["policy"], f["wall_s"], f["jobs_per_s"], f["events_per_s"], f["ns_per_cycle"], f["peak_rss_mb"], f["runs"],

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -152,5 +153,34 @@ func TestCatalogJSONListsSourcesAndMarksUnpricedTypes(t *testing.T) {
 		if e.Name == "p5e.48xlarge" && e.PricePerHour != nil {
 			t.Errorf("p5e has a price")
 		}
+	}
+}
+
+func TestCycleStatsReportsTheMedianDecisionTimeAndRefusesZeroRepeats(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "snap.yaml", `
+id: snap
+kind: cycle
+flavors: [default]
+queues:
+- name: q
+  resource_groups:
+  - flavors:
+    - flavor: default
+      resources: {cpu: {nominal: 4}}
+running:
+- {name: old, queue: q, podsets: [{name: main, count: 1, per_pod: {cpu: 1}, flavors: {cpu: default}}]}
+pending:
+- {name: small, queue: q, podsets: [{name: main, count: 1, per_pod: {cpu: 2}}]}
+`)
+	code, out, errs := cli("cycle", p, "--stats", "--repeat", "3")
+	if code != 0 || !strings.Contains(out, "small") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if !regexp.MustCompile(`^BENCH name=snap kind=cycle teams=1 running=1 pending=1 runs=3 ns_per_decision=[0-9]+\n$`).MatchString(errs) {
+		t.Errorf("stats line: %q", errs)
+	}
+	if code, _, errs := cli("cycle", p, "--repeat", "0"); code != exitBadInput || !strings.Contains(errs, "--repeat 0: must be at least 1") {
+		t.Errorf("--repeat 0: exit %d, %s", code, errs)
 	}
 }

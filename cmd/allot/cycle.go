@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/scenarios"
@@ -11,7 +14,10 @@ import (
 )
 
 func newCycleCmd() *cobra.Command {
-	var asJSON, check bool
+	var (
+		asJSON, check, stats bool
+		repeat               int
+	)
 	cmd := &cobra.Command{
 		Use:   "cycle SNAPSHOT",
 		Short: "Run one scheduling cycle on a snapshot and explain the plan",
@@ -22,16 +28,34 @@ on it, and print what is admitted (and on which flavor), what is preempted
 plan with the snapshot's expected section and exits 1 on a difference.`,
 		Example: `  allot cycle ../shared/parity/kueue/p01-preempt-lowest-priority.yaml
   allot cycle snapshot.yaml --json
-  allot cycle snapshot.yaml --check`,
+  allot cycle snapshot.yaml --check
+  allot cycle snapshot.yaml --stats --repeat 5 >/dev/null`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sf, err := scenarios.LoadSnapshot(args[0])
-			if err != nil {
-				return badInput(err)
+			if repeat < 1 {
+				return badInput(fmt.Errorf("--repeat %d: must be at least 1", repeat))
 			}
-			res, err := policies.RunSnapshot(sf.Snapshot)
-			if err != nil {
-				return badInput(fmt.Errorf("%s: %w", args[0], err))
+			var (
+				sf   *scenarios.SnapshotFile
+				res  *policies.CycleResult
+				took []time.Duration
+			)
+			for range repeat { // a cycle changes the jobs: each run loads afresh
+				var err error
+				if sf, err = scenarios.LoadSnapshot(args[0]); err != nil {
+					return badInput(err)
+				}
+				res, err = policies.RunSnapshotWith(sf.Snapshot, func(decide func()) {
+					start := time.Now()
+					decide()
+					took = append(took, time.Since(start))
+				})
+				if err != nil {
+					return badInput(fmt.Errorf("%s: %w", args[0], err))
+				}
+			}
+			if stats {
+				printCycleStats(cmd.ErrOrStderr(), sf, took)
 			}
 			if asJSON {
 				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
@@ -56,7 +80,21 @@ plan with the snapshot's expected section and exits 1 on a difference.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as one JSON object")
 	cmd.Flags().BoolVar(&check, "check", false, "compare with the snapshot's expected plan; exit 1 on a difference")
+	cmd.Flags().BoolVar(&stats, "stats", false, "print the decision's time (loading excluded) as one BENCH line on standard error")
+	cmd.Flags().IntVar(&repeat, "repeat", 1, "run the snapshot this many times; --stats reports the median")
 	return cmd
+}
+
+// printCycleStats writes the median time of the decision over the runs.
+func printCycleStats(w io.Writer, sf *scenarios.SnapshotFile, took []time.Duration) {
+	slices.Sort(took)
+	name := sf.ID
+	if name == "" {
+		name = "snapshot"
+	}
+	s := sf.Snapshot
+	fmt.Fprintf(w, "BENCH name=%s kind=%s teams=%d running=%d pending=%d runs=%d ns_per_decision=%d\n",
+		name, s.Kind, len(s.Model.Queues), len(s.Running), len(s.Pending), len(took), took[(len(took)-1)/2].Nanoseconds())
 }
 
 func printCycle(cmd *cobra.Command, sf *scenarios.SnapshotFile, res *policies.CycleResult) {

@@ -184,3 +184,21 @@ pending:
 		t.Errorf("--repeat 0: exit %d, %s", code, errs)
 	}
 }
+
+func TestSimWritesProfilesAndRefusesAnUnwritableProfilePathBeforeRunning(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	code, _, errs := cli("sim", "../../scenarios/hyperpod-teams.yaml", "--json", "--cpuprofile", cpu, "--memprofile", mem)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, p := range []string{cpu, mem} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: not written (%v)", p, err)
+		}
+	}
+	code, out, errs := cli("sim", "../../scenarios/hyperpod-teams.yaml", "--memprofile", filepath.Join(dir, "missing", "mem.prof"))
+	if code != exitBadInput || out != "" || !strings.Contains(errs, "memory profile: open") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

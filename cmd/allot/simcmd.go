@@ -69,13 +69,18 @@ quota) or a policy file; --out writes the run's files.`,
 			if err != nil {
 				return err
 			}
+			writeAllocs, err := openAllocProfile(memProf)
+			if err != nil {
+				stopProf()
+				return err
+			}
 			err = sim.Run(in, sink)
 			stopProf()
 			bar.done()
 			if err != nil {
 				return badInput(err)
 			}
-			if err := writeAllocProfile(memProf); err != nil {
+			if err := writeAllocs(); err != nil {
 				return err
 			}
 			sum := col.Summary()

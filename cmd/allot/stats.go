@@ -37,19 +37,25 @@ func startCPUProfile(path string) (func(), error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
-// writeAllocProfile writes the allocations made so far (the allocs profile:
-// every allocation since start, sampled), for finding what makes the GC work.
-func writeAllocProfile(path string) error {
+// openAllocProfile creates path up front (so that a bad path fails before
+// a long run) and returns the function that writes the allocations made by
+// then into it: the allocs profile, every allocation since start, sampled.
+func openAllocProfile(path string) (func() error, error) {
 	if path == "" {
-		return nil
+		return func() error { return nil }, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("memory profile: %w", err)
+		return nil, fmt.Errorf("memory profile: %w", err)
 	}
-	defer f.Close()
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-		return fmt.Errorf("memory profile: %w", err)
-	}
-	return nil
+	return func() error {
+		err := pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("memory profile: %w", err)
+		}
+		return nil
+	}, nil
 }

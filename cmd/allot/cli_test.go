@@ -44,17 +44,19 @@ func TestParitySnapshotsPassAllotCycleCheck(t *testing.T) {
 	}
 }
 
-func TestCycleCheckExitsOneOnADifference(t *testing.T) {
-	dir := t.TempDir()
-	p := writeFile(t, dir, "snap.yaml", `
-kind: cycle
+// oneQueueSnapshot is a cycle snapshot's head: one queue with 4 CPUs.
+const oneQueueSnapshot = `kind: cycle
 flavors: [default]
 queues:
 - name: q
   resource_groups:
   - flavors:
     - flavor: default
-      resources: {cpu: {nominal: 4}}
+      resources: {cpu: {nominal: 4}}`
+
+func TestCycleCheckExitsOneOnADifference(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "snap.yaml", oneQueueSnapshot+`
 pending:
 - name: small
   queue: q
@@ -158,16 +160,7 @@ func TestCatalogJSONListsSourcesAndMarksUnpricedTypes(t *testing.T) {
 
 func TestCycleStatsReportsTheMedianDecisionTimeAndRefusesZeroRepeats(t *testing.T) {
 	dir := t.TempDir()
-	p := writeFile(t, dir, "snap.yaml", `
-id: snap
-kind: cycle
-flavors: [default]
-queues:
-- name: q
-  resource_groups:
-  - flavors:
-    - flavor: default
-      resources: {cpu: {nominal: 4}}
+	p := writeFile(t, dir, "snap.yaml", "id: snap\n"+oneQueueSnapshot+`
 running:
 - {name: old, queue: q, podsets: [{name: main, count: 1, per_pod: {cpu: 1}, flavors: {cpu: default}}]}
 pending:

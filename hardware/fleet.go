@@ -1,7 +1,6 @@
 package hardware
 
 import (
-	"fmt"
 	"math/rand/v2"
 )
 
@@ -56,29 +55,4 @@ func (f *Fleet) Nodes(typ string) int {
 		}
 	}
 	return n
-}
-
-// Accelerators returns the installed accelerators of one type.
-func (f *Fleet) Accelerators(typ string) int {
-	t, ok := f.Catalog.Lookup(typ)
-	if !ok {
-		return 0
-	}
-	return f.Nodes(typ) * t.Accelerators
-}
-
-// Validate checks that every group names a known type and a positive count.
-func (f *Fleet) Validate() error {
-	if len(f.Groups) == 0 {
-		return fmt.Errorf("fleet has no nodes")
-	}
-	for i, g := range f.Groups {
-		if _, ok := f.Catalog.Lookup(g.Type); !ok {
-			return fmt.Errorf("fleet.nodes[%d]: unknown instance type %q", i, g.Type)
-		}
-		if g.Count <= 0 {
-			return fmt.Errorf("fleet.nodes[%d]: count must be > 0, got %d", i, g.Count)
-		}
-	}
-	return nil
 }

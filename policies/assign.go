@@ -35,7 +35,6 @@ type entry struct {
 	targets    []target
 	whys       [4]why
 	nWhy       int
-	place      placement
 	placeNeed  placeNeed
 	flavor     int // placement flavor (single-podset generic jobs)
 }
@@ -92,15 +91,6 @@ func (c *Core) flavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {
 		buf = append(buf, fq.Flavor)
 	}
 	return buf
-}
-
-func groupHasFlavor(g *ResourceGroup, f int) bool {
-	for _, fq := range g.Flavors {
-		if fq.Flavor == f {
-			return true
-		}
-	}
-	return false
 }
 
 // canPreemptWhileBorrowing: borrowWithinCohort, or fair sharing with reclaim.
@@ -225,8 +215,8 @@ func (c *Core) nominate(e *entry) {
 	}
 	// Built in scratch space, then kept as the head's last nomination's
 	// slices when equal (a waiting head is renominated many times).
-	e.assignment = growInts2(c.scratch.asg, nPS)
-	cells := growInts(c.scratch.cells, nPS*len(spec.Groups))
+	e.assignment = grow(c.scratch.asg, nPS)
+	cells := grow(c.scratch.cells, nPS*len(spec.Groups))
 	c.scratch.asg, c.scratch.cells = e.assignment, cells
 	e.frsNeed = c.scratch.frsNeed[:0]
 	e.mode = modeFit

@@ -25,7 +25,7 @@ type Core struct {
 	scratch     scratch
 	// spareEntries are nomination memos of jobs that left the queue.
 	spareEntries []*entry
-	soleAsg      [][][]int // by flavor: see wholeOn
+	soleAsg      [][][]int // by flavor: every podset on that flavor, shared by whole-job starts
 
 	fw *fairWork
 	// Scratch reused by every cycle.
@@ -51,7 +51,6 @@ type reservation struct {
 type scratch struct {
 	rem      []frQty
 	rem2     []frQty
-	buf      []int32
 	targets  []target
 	subUsage []frQty // a one-flavor search's usage; never outlives it
 	frs      []int
@@ -77,6 +76,10 @@ func NewCore(m *Model) (*Core, error) {
 		c.queues[i].byKey = map[subKey]*subQueue{}
 	}
 	c.pools = make([]*pool, len(m.Flavors))
+	c.soleAsg = make([][][]int, len(m.Flavors))
+	for f := range c.soleAsg {
+		c.soleAsg[f] = [][]int{{f}}
+	}
 	if m.NodesModelled {
 		for i, f := range m.Flavors {
 			if f.Nodes >= 0 {
@@ -122,6 +125,19 @@ func (c *Core) need(s *shape, f int) *flavorNeed {
 		return n
 	}
 	n.computed = true
+	c.computeNeed(s, f, n)
+	if n.ok && len(n.podsets) == 1 {
+		nR := len(c.m.Resources)
+		for r, v := range n.podsets[0] {
+			if v > 0 {
+				n.soleUsage = append(n.soleUsage, frQty{f*nR + r, v})
+			}
+		}
+	}
+	return n
+}
+
+func (c *Core) computeNeed(s *shape, f int, n *flavorNeed) {
 	fs := &c.m.Flavors[f]
 	nR := len(c.m.Resources)
 	if !s.generic {
@@ -133,13 +149,13 @@ func (c *Core) need(s *shape, f int) *flavorNeed {
 			}
 			n.podsets = append(n.podsets, v)
 		}
-		return n
+		return
 	}
 	a, cpu, mem := s.req.Accel, s.req.VCPU, s.req.Mem
 	if p := c.pools[f]; p != nil {
 		pn, ok := p.need(a, cpu, mem)
 		if !ok {
-			return n
+			return
 		}
 		n.place = pn
 		if pn.whole {
@@ -148,7 +164,7 @@ func (c *Core) need(s *shape, f int) *flavorNeed {
 		}
 	}
 	if a > 0 && fs.AccelResource < 0 {
-		return n
+		return
 	}
 	v := make([]Qty, nR)
 	if fs.AccelResource >= 0 {
@@ -162,7 +178,6 @@ func (c *Core) need(s *shape, f int) *flavorNeed {
 	}
 	n.ok = true
 	n.podsets = [][]Qty{v}
-	return n
 }
 
 // Submit queues a new job.

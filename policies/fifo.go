@@ -63,20 +63,8 @@ func (c *Core) placeAnywhere(w *Workload, ok func(f int, held Qty) bool) (placem
 func (c *Core) startPlaced(w *Workload, pl placement, now float64) {
 	c.dequeue(w)
 	w.lastReason = ""
-	var usage []frQty
-	if n := c.need(w.shape, pl.flavor); n.ok && len(n.podsets) == 1 {
-		if !n.soleDone {
-			nR := len(c.m.Resources)
-			for r, v := range n.podsets[0] {
-				if v > 0 {
-					n.soleUsage = append(n.soleUsage, frQty{pl.flavor*nR + r, v})
-				}
-			}
-			n.soleDone = true
-		}
-		usage = n.soleUsage
-	}
-	c.commit(w, c.wholeOn(pl.flavor), usage, pl, now)
+	// Shared slices: usage and assignments are never written.
+	c.commit(w, c.soleAsg[pl.flavor], c.need(w.shape, pl.flavor).soleUsage, pl, now)
 	c.plan.Admitted = append(c.plan.Admitted, Admission{W: w})
 }
 
@@ -227,16 +215,4 @@ func (c *Core) withinReservation(w *Workload, f int) bool {
 		}
 	}
 	return true
-}
-
-// wholeOn is the assignment "every podset on flavor f" of a one-podset,
-// one-group job, shared (assignments are never written).
-func (c *Core) wholeOn(f int) [][]int {
-	if c.soleAsg == nil {
-		c.soleAsg = make([][][]int, len(c.m.Flavors))
-	}
-	if c.soleAsg[f] == nil {
-		c.soleAsg[f] = [][]int{{f}}
-	}
-	return c.soleAsg[f]
 }

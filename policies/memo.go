@@ -11,10 +11,7 @@ import "slices"
 // keepNomination turns e's scratch assignment, needed flavor-resources and
 // usage (acc) into slices the entry may keep.
 func (c *Core) keepNomination(e *entry, acc accUsage) {
-	var old *entry
-	if e.w.nomEntry != nil {
-		old = e.w.nomEntry
-	}
+	old := e.w.nomEntry // nil for a job not nominated since it queued
 	if old != nil && slices.EqualFunc(old.assignment, e.assignment, slices.Equal[[]int]) {
 		e.assignment = old.assignment
 	} else {
@@ -54,16 +51,11 @@ func keepTargets(w *Workload, targets []target) []target {
 	return slices.Clone(targets)
 }
 
-func growInts(buf []int, n int) []int {
+// grow returns buf with length n, reallocated only when too small; the
+// caller overwrites every element.
+func grow[T any](buf []T, n int) []T {
 	if cap(buf) < n {
-		return make([]int, n)
-	}
-	return buf[:n]
-}
-
-func growInts2(buf [][]int, n int) [][]int {
-	if cap(buf) < n {
-		return make([][]int, n)
+		return make([]T, n)
 	}
 	return buf[:n]
 }

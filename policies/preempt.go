@@ -353,12 +353,6 @@ func (c *Core) restoreTarget(w *Workload) {
 	}
 }
 
-func (c *Core) removeTargets(ts []target) {
-	for _, t := range ts {
-		c.removeTarget(t.w)
-	}
-}
-
 func (c *Core) restoreTargets(ts []target) {
 	for _, t := range ts {
 		c.restoreTarget(t.w)

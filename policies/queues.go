@@ -53,11 +53,6 @@ func before(a, b *Workload, firstCome bool) bool {
 	return a.Seq < b.Seq
 }
 
-type wlHeap struct {
-	h         []*Workload
-	firstCome bool
-}
-
 func heapUp(h []*Workload, i int, firstCome bool) {
 	for i > 0 {
 		p := (i - 1) / 2

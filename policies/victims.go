@@ -1,6 +1,9 @@
 package policies
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Running jobs of a team, kept in preemption-candidate order so that a
 // search for victims reads them lazily instead of sorting them all: jobs
@@ -32,33 +35,13 @@ func (v *victimIndex) level(f int, p int32) *admLevel {
 		v.byFlavor = append(v.byFlavor, nil)
 	}
 	ls := v.byFlavor[f+1]
-	i, found := slices.BinarySearchFunc(ls, p, func(l *admLevel, p int32) int { return cmpInt32(l.prio, p) })
+	i, found := slices.BinarySearchFunc(ls, p, func(l *admLevel, p int32) int { return cmp.Compare(l.prio, p) })
 	if found {
 		return ls[i]
 	}
 	l := &admLevel{prio: p}
 	v.byFlavor[f+1] = slices.Insert(ls, i, l)
 	return l
-}
-
-func cmpInt32(a, b int32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // victimFlavor is the one flavor a job uses, or -1 if several or none.
@@ -173,7 +156,7 @@ func (wk *walker) advance() {
 			wk.cur = wk.cur.prev
 		}
 		if len(wk.buf) > 1 {
-			slices.SortFunc(wk.buf, func(a, b *Workload) int { return cmpInt64(a.Seq, b.Seq) })
+			slices.SortFunc(wk.buf, func(a, b *Workload) int { return cmp.Compare(a.Seq, b.Seq) })
 		}
 		wk.bufPos = 0
 	}

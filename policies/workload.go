@@ -66,10 +66,9 @@ type flavorNeed struct {
 	// held amounts on that flavor's nodes for the generic form)
 	podsets [][]Qty
 	place   placeNeed
-	// soleUsage is the usage of a one-podset job placed whole on this
-	// flavor, shared by every such job (usage slices are never written).
+	// soleUsage is a one-podset shape's usage of this flavor, shared by
+	// every such job started whole on it (usage slices are never written).
 	soleUsage []frQty
-	soleDone  bool
 }
 
 // placeNeed is what a job occupies on a flavor's nodes.
@@ -113,7 +112,6 @@ type Workload struct {
 	heapIdx    int
 	sub        *subQueue
 	waiting    bool // issued preemptions, sticky head
-	lastState  string
 	lastReason string
 	aside      *setAside // why it could not go, formatted on demand
 	prev, next *Workload // in the team's victim index

@@ -41,13 +41,12 @@ type JobRow struct {
 // JobsWriter is a sink that streams one row per finished job to
 // jobs.parquet, so a long run never holds every job in memory.
 type JobsWriter struct {
-	path    string
-	f       *os.File
-	w       *parquet.GenericWriter[JobRow]
-	buf     []JobRow
-	info    *workload.RunInfo
-	err     error
-	extraOK bool
+	path string
+	f    *os.File
+	w    *parquet.GenericWriter[JobRow]
+	buf  []JobRow
+	info *workload.RunInfo
+	err  error
 }
 
 // NewJobsWriter creates the file.

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"io"
 	"sort"
 )
@@ -52,27 +51,3 @@ func ReadAll(src Source) ([]Job, error) {
 		out = append(out, j)
 	}
 }
-
-// ordered wraps a source and reports an error if submit times go backwards.
-type ordered struct {
-	Source
-	name string
-	last float64
-	n    int
-}
-
-func (o *ordered) Next() (Job, error) {
-	j, err := o.Source.Next()
-	if err != nil {
-		return j, err
-	}
-	o.n++
-	if j.Submit < o.last {
-		return j, fmt.Errorf("%s: job %q (row %d) is submitted at %g, before the previous job (%g): sort the trace by submit_time", o.name, j.ID, o.n, j.Submit, o.last)
-	}
-	o.last = j.Submit
-	return j, nil
-}
-
-// Ordered checks that a source's submit times never decrease.
-func Ordered(name string, src Source) Source { return &ordered{Source: src, name: name} }

@@ -15,7 +15,7 @@ import (
 type parquetTrace struct {
 	f       *os.File
 	pf      *parquet.File
-	r       *parquet.Reader
+	r       *parquet.GenericReader[any]
 	name    string
 	colName []string // leaf column index -> top-level field name
 	extra   []string
@@ -68,7 +68,7 @@ func openParquetTrace(path string, opt TraceOptions) (*parquetTrace, error) {
 			return nil, fmt.Errorf("%s: required column %q is missing (have %s)", path, c, strings.Join(t.colName, ", "))
 		}
 	}
-	t.r = parquet.NewReader(pf)
+	t.r = parquet.NewGenericReader[any](pf)
 	t.rows = make([]parquet.Row, 512)
 	return t, nil
 }

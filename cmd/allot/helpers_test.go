@@ -18,7 +18,6 @@ import (
 type recorder struct {
 	events []workload.Event
 	jobs   map[string]workload.JobRecord
-	ids    map[int64]string
 }
 
 func (r *recorder) Begin(*workload.RunInfo) error { return nil }

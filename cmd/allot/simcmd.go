@@ -119,18 +119,6 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func writeJSON(path string, v any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := printJSON(f, v); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 func hours(s float64) string {
 	switch {
 	case s < 120:

@@ -74,7 +74,9 @@ quota) or a policy file; --out writes the run's files.`,
 				stopProf()
 				return err
 			}
-			err = sim.Run(in, sink)
+			async := workload.NewAsyncSink(sink) // collection runs on a core of its own
+			err = sim.Run(in, async)
+			async.Stop()
 			stopProf()
 			bar.done()
 			if err != nil {

@@ -12,6 +12,7 @@ type drs struct {
 	ratio     float64 // unweighted, per mille
 	weight    float64
 	borrowing bool
+	w         float64 // weighted(), computed once: shares are compared often
 }
 
 func (d drs) weighted() float64 {
@@ -36,7 +37,7 @@ func cmpDRS(a, b drs) int {
 	case bz:
 		return -1
 	}
-	return cmpFloat(a.weighted(), b.weighted())
+	return cmpFloat(a.w, b.w)
 }
 
 func cmpFloat(a, b float64) int {
@@ -75,27 +76,32 @@ func (c *Core) shareWith(n int, delta []frQty, sign Qty) drs {
 		return d
 	}
 	nR := t.nRes
-	var best float64 = -1
-	for r := 0; r < nR; r++ {
-		b := nd.borrowed[r]
+	var buf [8]Qty
+	borrowed := nd.borrowed
+	if len(delta) > 0 {
+		borrowed = append(buf[:0], nd.borrowed...)
 		for _, w := range delta {
-			if fr := w.fr; fr%nR == r {
-				b += max(0, nd.usage[fr]+sign*w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
-			}
+			fr := w.fr
+			borrowed[fr%nR] += max(0, nd.usage[fr]+sign*w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
 		}
+	}
+	var best float64 = -1
+	lendable := t.lendable[n*nR : n*nR+nR]
+	for r, b := range borrowed {
 		if b <= 0 {
 			continue
 		}
 		d.borrowing = true
-		lendable := t.lendable[n*nR+r]
-		if lendable <= 0 {
+		if lendable[r] <= 0 {
 			continue
 		}
-		ratio := float64(b) * 1000 / float64(lendable)
-		best = max(best, ratio)
+		if ratio := float64(b) * 1000 / float64(lendable[r]); ratio > best {
+			best = ratio
+		}
 	}
 	if best > 0 {
 		d.ratio = best
 	}
+	d.w = d.weighted()
 	return d
 }

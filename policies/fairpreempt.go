@@ -1,5 +1,7 @@
 package policies
 
+import mbits "math/bits"
+
 // Fair-sharing preemption (Kueue fairSharing.preemptionStrategies). Target
 // teams are visited from the root, always descending into the child with
 // the highest dominant resource share; a candidate of another team is taken
@@ -167,6 +169,9 @@ func (o *fairOrdering) nextIn(cohort int) int {
 // preemptor's queue node and a target queue node, on each side.
 func (c *Core) almostLCAs(a, b int) (int, int) {
 	t := c.tree
+	if t.nodes[a].parent == t.nodes[b].parent { // siblings: the common case
+		return a, b
+	}
 	depth := func(n int) int {
 		d := 0
 		for ; t.nodes[n].parent >= 0; n = t.nodes[n].parent {
@@ -207,14 +212,22 @@ func (c *Core) bestCaseShare(team, ta int, frs []int) drs {
 	if len(frs) != 1 {
 		return c.shareOf(ta)
 	}
-	sz := c.queues[team].sizes[frs[0]]
+	var sz []sizeCount
+	if all := c.queues[team].sizes; frs[0] < len(all) {
+		sz = all[frs[0]]
+	}
 	if len(sz) == 0 || sz[0].q <= 0 {
 		return c.shareOf(ta)
 	}
 	m := sz[0].q
 	qn := t.qNode[team]
 	if ta == qn {
-		return c.shareWithout(ta, []frQty{{frs[0], m}})
+		nd := &t.nodes[qn]
+		if nd.bestVer != nd.ver+1 || nd.bestFR != frs[0] || nd.bestSize != m {
+			nd.bestVal = c.shareWithout(ta, []frQty{{frs[0], m}})
+			nd.bestVer, nd.bestFR, nd.bestSize = nd.ver+1, frs[0], m
+		}
+		return nd.bestVal
 	}
 	t.removeUsage(qn, frs[0], m)
 	d := c.shareOf(ta)
@@ -246,19 +259,25 @@ func (c *Core) fairTargets(e *entry) []target {
 		strategies = defaultStrategies
 	}
 	own := false
-	if spec.WithinQueue != Never {
+	if spec.WithinQueue != Never && c.queues[e.q].victims.mayHaveBelow(e.frsNeed, len(c.m.Resources), bound(spec.WithinQueue, e.w)) {
 		it := c.candIterFor(e.q, e, spec.WithinQueue, filterFair)
 		src[e.qn] = it
 		own = it.peek() != nil
 	}
 	borrowers := w.borrowers[:0] // queue nodes that may lend back
 	defer func() { w.borrowers = borrowers[:0] }()
-	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never {
+	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never && len(e.frsNeed) > 0 {
 		root := t.rootOf[e.qn]
-		for qi := range c.queues {
-			qn := t.qNode[qi]
-			if qn != e.qn && t.rootOf[qn] == root && c.borrowingOn(qn, e.frsNeed) {
-				borrowers = append(borrowers, qn)
+		for wi := range t.over[e.frsNeed[0]] {
+			var bits uint64
+			for _, fr := range e.frsNeed {
+				bits |= t.over[fr][wi]
+			}
+			for ; bits != 0; bits &= bits - 1 {
+				qn := t.qNode[wi<<6|mbits.TrailingZeros64(bits)]
+				if qn != e.qn && t.rootOf[qn] == root {
+					borrowers = append(borrowers, qn)
+				}
 			}
 		}
 	}
@@ -425,20 +444,6 @@ func knownToFail(failed []Qty, q Qty) bool {
 	}
 	for _, f := range failed {
 		if q >= f {
-			return true
-		}
-	}
-	return false
-}
-
-// borrowingOn says whether a queue node uses more than its quota on any fr.
-func (c *Core) borrowingOn(qn int, frs []int) bool {
-	nd := &c.tree.nodes[qn]
-	if nd.parent < 0 {
-		return false
-	}
-	for _, fr := range frs {
-		if nd.usage[fr] > nd.subtree[fr] {
 			return true
 		}
 	}

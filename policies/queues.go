@@ -27,7 +27,7 @@ type queueState struct {
 	victims  victimIndex
 	// sizes counts running jobs by their usage of each flavor-resource,
 	// smallest first.
-	sizes map[int][]sizeCount
+	sizes [][]sizeCount // by flavor-resource
 	multi int // running jobs that use several flavor-resources
 	// noVictims: the policy never preempts (fifo, priority), so the
 	// candidate index and sizes are not kept.
@@ -38,6 +38,9 @@ type queueState struct {
 // fr, counting only jobs that use fr alone (so it holds only while none
 // uses several).
 func (q *queueState) noSmaller(fr int, size Qty) bool {
+	if fr >= len(q.sizes) {
+		return false
+	}
 	sz := q.sizes[fr]
 	return q.multi == 0 && len(sz) > 0 && size <= sz[0].q
 }
@@ -147,10 +150,10 @@ func (q *queueState) addAdmitted(w *Workload, nR int) {
 		return
 	}
 	q.victims.add(w, nR)
-	if q.sizes == nil {
-		q.sizes = map[int][]sizeCount{}
-	}
 	for _, u := range w.usage {
+		for len(q.sizes) <= u.fr {
+			q.sizes = append(q.sizes, nil)
+		}
 		q.sizes[u.fr] = addSize(q.sizes[u.fr], u.q, 1)
 	}
 	if len(w.usage) > 1 {

@@ -24,6 +24,13 @@ type treeNode struct {
 	ver       uint64 // bumped when usage changes
 	drsVer    uint64
 	drsVal    drs
+	// The share without the team's smallest job on one flavor-resource
+	// (bestCaseShare), kept while usage is unchanged: most searches ask it
+	// of teams no earlier search touched.
+	bestVer  uint64
+	bestFR   int
+	bestSize Qty
+	bestVal  drs
 }
 
 type quotaTree struct {
@@ -36,6 +43,10 @@ type quotaTree struct {
 	// lendable[n*nRes+r] is what n's parent could ever lend of resource r,
 	// over all flavors: the denominator of n's dominant resource share.
 	lendable []Qty
+	// over[fr] has bit qi set while queue qi uses more of fr than its
+	// subtree quota, so a search lists the teams it may reclaim from
+	// without looking at every team.
+	over [][]uint64
 }
 
 func newQuotaTree(m *Model) *quotaTree {
@@ -134,6 +145,15 @@ func (t *quotaTree) recompute() {
 	for i := range t.nodes {
 		t.nodes[i].ver++
 	}
+	t.over = make([][]uint64, t.nFR)
+	for fr := range t.over {
+		t.over[fr] = make([]uint64, (len(t.qNode)+63)/64)
+		for qi, n := range t.qNode {
+			if nd := &t.nodes[n]; nd.usage[fr] > nd.subtree[fr] {
+				t.over[fr][qi>>6] |= 1 << (uint(qi) & 63)
+			}
+		}
+	}
 	t.lendable = make([]Qty, len(t.nodes)*t.nRes)
 	for n := range t.nodes {
 		p := t.nodes[n].parent
@@ -181,9 +201,16 @@ func (t *quotaTree) recomputeNode(n int) {
 
 // setUsage changes one usage and keeps the node's borrowed sums.
 func (t *quotaTree) setUsage(nd *treeNode, fr int, u Qty) {
-	nd.borrowed[fr%t.nRes] += max(0, u-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
+	sub, was := nd.subtree[fr], nd.usage[fr]
 	nd.usage[fr] = u
 	nd.ver++
+	if was <= sub && u <= sub { // within quota before and after: nothing borrowed changes
+		return
+	}
+	nd.borrowed[fr%t.nRes] += max(0, u-sub) - max(0, was-sub)
+	if (was > sub) != (u > sub) && nd.queue >= 0 {
+		t.over[fr][nd.queue>>6] ^= 1 << (uint(nd.queue) & 63)
+	}
 }
 
 func (t *quotaTree) localAvailable(n, fr int) Qty {

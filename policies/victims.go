@@ -107,6 +107,35 @@ func (v *victimIndex) remove(w *Workload) {
 	}
 }
 
+// mayHaveBelow says whether a walk over the flavors of frs, stopping at
+// priority bound, could find any job: false lets a search skip making an
+// iterator that would come up empty.
+func (v *victimIndex) mayHaveBelow(frs []int, nR int, bound int32) bool {
+	if len(v.evicting) > 0 {
+		return true
+	}
+	found := func(f int) bool {
+		for _, l := range v.levels(f) {
+			if l.prio >= bound {
+				return false
+			}
+			if l.head != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if found(-1) {
+		return true
+	}
+	for _, fr := range frs {
+		if found(fr / nR) {
+			return true
+		}
+	}
+	return false
+}
+
 // walker reads one flavor's levels in candidate order.
 type walker struct {
 	c      *Core

@@ -28,7 +28,7 @@ type queueState struct {
 	// sizes counts running jobs by their usage of each flavor-resource,
 	// smallest first.
 	sizes [][]sizeCount // by flavor-resource
-	multi int // running jobs that use several flavor-resources
+	multi int           // running jobs that use several flavor-resources
 	// noVictims: the policy never preempts (fifo, priority), so the
 	// candidate index and sizes are not kept.
 	noVictims bool

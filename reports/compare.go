@@ -90,18 +90,25 @@ func meanCI(xs []float64) Stat {
 	return Stat{Mean: m, Lo: m - h, Hi: m + h}
 }
 
-// AddRun records one seed's run of a variant.
-func (v *VariantResult) AddRun(seed uint64, d *RunData) {
-	v.Seeds = append(v.Seeds, seed)
-	v.Summaries = append(v.Summaries, d.Summary)
+// RunContribution is what one run adds to its variant: the summary, the
+// per-bucket series the overlaid charts average, and the wait quantiles. It
+// is small, so a comparison split over machines carries these, not runs.
+type RunContribution struct {
+	Seed        uint64    `json:"seed"`
+	Summary     *Summary  `json:"summary"`
+	BucketMid   []float64 `json:"bucket_mid_s"`
+	Utilization []float64 `json:"utilization"`
+	Pending     []float64 `json:"pending_jobs"`
+	WaitQ       []float64 `json:"wait_quantiles_s"`
+}
+
+// Contribution extracts what a run adds to its variant.
+func Contribution(seed uint64, d *RunData) *RunContribution {
 	n := len(d.Start)
-	if len(v.Utilization) == 0 {
-		v.BucketMid, v.Utilization, v.Pending = make([]float64, n), make([]float64, n), make([]float64, n)
-		v.UsageShare = map[string]float64{}
-	}
-	k0 := len(v.Seeds)
-	for k := 0; k < n && k < len(v.Utilization); k++ {
-		v.BucketMid[k] = (d.Start[k] + d.End[k]) / 2
+	rc := &RunContribution{Seed: seed, Summary: d.Summary,
+		BucketMid: make([]float64, n), Utilization: make([]float64, n), Pending: make([]float64, n)}
+	for k := range n {
+		rc.BucketMid[k] = (d.Start[k] + d.End[k]) / 2
 		a, in, p := 0.0, 0.0, 0.0
 		for t := range d.Types {
 			in += d.Installed[t][k]
@@ -112,29 +119,50 @@ func (v *VariantResult) AddRun(seed uint64, d *RunData) {
 		for m := range d.Teams {
 			p += d.Pending[m][k]
 		}
-		// running means over seeds
-		v.Utilization[k] += (ratio(a, in) - v.Utilization[k]) / float64(k0)
-		v.Pending[k] += (p - v.Pending[k]) / float64(k0)
-	}
-	for team, ts := range d.Summary.ByTeam {
-		v.UsageShare[team] += (ts.UsageShare - v.UsageShare[team]) / float64(k0)
+		rc.Utilization[k], rc.Pending[k] = ratio(a, in), p
 	}
 	var waits []float64
 	for _, w := range d.WaitsByTeam {
 		waits = append(waits, w...)
 	}
 	sort.Float64s(waits)
-	q := make([]float64, 101)
-	for i := range q {
+	rc.WaitQ = make([]float64, 101)
+	for i := range rc.WaitQ {
 		if len(waits) > 0 {
-			q[i] = waits[min(len(waits)-1, int(float64(i)/100*float64(len(waits)-1)+0.5))]
+			rc.WaitQ[i] = waits[min(len(waits)-1, int(float64(i)/100*float64(len(waits)-1)+0.5))]
 		}
 	}
+	return rc
+}
+
+// AddRun records one seed's run of a variant.
+func (v *VariantResult) AddRun(seed uint64, d *RunData) { v.Add(Contribution(seed, d)) }
+
+// Add records one run's contribution. Series are running means over the
+// runs added so far, so runs must be added in the same order to give the
+// same figures to the last bit.
+func (v *VariantResult) Add(rc *RunContribution) {
+	v.Seeds = append(v.Seeds, rc.Seed)
+	v.Summaries = append(v.Summaries, rc.Summary)
+	n := len(rc.Utilization)
+	if len(v.Utilization) == 0 {
+		v.BucketMid, v.Utilization, v.Pending = make([]float64, n), make([]float64, n), make([]float64, n)
+		v.UsageShare = map[string]float64{}
+	}
+	k0 := float64(len(v.Seeds))
+	for k := 0; k < n && k < len(v.Utilization); k++ {
+		v.BucketMid[k] = rc.BucketMid[k]
+		v.Utilization[k] += (rc.Utilization[k] - v.Utilization[k]) / k0
+		v.Pending[k] += (rc.Pending[k] - v.Pending[k]) / k0
+	}
+	for team, ts := range rc.Summary.ByTeam {
+		v.UsageShare[team] += (ts.UsageShare - v.UsageShare[team]) / k0
+	}
 	if len(v.WaitQ) == 0 {
-		v.WaitQ = q
+		v.WaitQ = slices.Clone(rc.WaitQ)
 	} else {
-		for i := range q {
-			v.WaitQ[i] += (q[i] - v.WaitQ[i]) / float64(k0)
+		for i, q := range rc.WaitQ {
+			v.WaitQ[i] += (q - v.WaitQ[i]) / k0
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"text/tabwriter"
@@ -19,6 +20,8 @@ func newCompareCmd() *cobra.Command {
 		outDir   string
 		asJSON   bool
 		workers  int
+		shard    int
+		shards   int
 	)
 	cmd := &cobra.Command{
 		Use:   "compare SCENARIO... [--policy KIND|FILE]...",
@@ -27,133 +30,200 @@ func newCompareCmd() *cobra.Command {
 policy) — over the same seeds, in parallel on all cores, and print the
 headline figures with 95% confidence intervals and each variant's difference
 to the first (paired by seed). --out writes comparison.json and a report
-with overlaid charts.`,
+with overlaid charts.
+
+To spread a comparison over several machines, run the same command on each
+with --shards N --shard I (I from 1 to N) and --out: shard I runs every N-th
+run and writes shard-I-of-N.json there. 'allot sweep merge' then prints and
+writes exactly what one machine would have.`,
 		Example: `  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 5
   allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 5 --out cmp/
-  allot compare a.yaml b.yaml --seeds 3 --json`,
+  allot compare a.yaml b.yaml --seeds 3 --json
+
+  # the same comparison on two machines, then merged
+  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 5 --shards 2 --shard 1 --out part1/
+  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 5 --shards 2 --shard 2 --out part2/
+  allot sweep merge part1/ part2/ --out cmp/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if seeds < 1 {
 				return badInput(fmt.Errorf("--seeds must be at least 1"))
 			}
-			type variant struct {
-				s   *scenarios.Scenario
-				res *reports.VariantResult
+			k, n := shard, shards
+			if n < 1 || k < 1 || k > n {
+				return badInput(fmt.Errorf("--shards %d --shard %d: want 1 <= shard <= shards", n, k))
 			}
-			var vs []variant
-			for _, path := range args {
-				pols := policies
-				if len(pols) == 0 {
-					pols = []string{""}
-				}
-				for _, p := range pols {
-					s, err := loadScenario(path, p)
-					if err != nil {
-						return err
-					}
-					name := s.Name
-					switch {
-					case len(args) == 1 && p != "":
-						name = p
-					case p != "":
-						name = s.Name + "/" + p
-					}
-					vs = append(vs, variant{s, &reports.VariantResult{Name: name, Scenario: s.Name, Policy: s.Policy.Kind}})
+			if n > 1 && outDir == "" {
+				return badInput(fmt.Errorf("--shards needs --out: the directory the shard's file goes to"))
+			}
+			plan, scens, err := planComparison(args, policies, seeds)
+			if err != nil {
+				return err
+			}
+			var owned []int
+			for i := range plan.Runs() {
+				if reports.Owns(i, k, n) {
+					owned = append(owned, i)
 				}
 			}
-			type run struct{ v, seed int }
-			var runs []run
-			for i := range vs {
-				for k := 0; k < seeds; k++ {
-					runs = append(runs, run{i, k})
-				}
-			}
-			if workers <= 0 {
-				workers = runtime.GOMAXPROCS(0)
-			}
-			results := make([]*reports.RunData, len(runs))
-			errs := make([]error, len(runs))
 			bar := newProgress(cmd.ErrOrStderr(), asJSON, "comparing")
-			var mu sync.Mutex
-			done := 0
-			jobs := make(chan int)
-			var wg sync.WaitGroup
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range jobs {
-						r := runs[i]
-						s := vs[r.v].s
-						seed := s.Seed + uint64(r.seed)
-						in, err := simInput(s, seed)
-						if err != nil {
-							errs[i] = err
-							continue
-						}
-						col := reports.NewCollector()
-						errs[i] = sim.Run(in, col)
-						in.Source.Close()
-						if errs[i] == nil {
-							results[i] = col.Data()
-						}
-						mu.Lock()
-						done++
-						bar.update(float64(done)/float64(len(runs)), fmt.Sprintf("%d of %d runs", done, len(runs)))
-						mu.Unlock()
-					}
-				}()
-			}
-			for i := range runs {
-				jobs <- i
-			}
-			close(jobs)
-			wg.Wait()
+			contribs, err := runComparison(plan, scens, owned, workers, bar)
 			bar.done()
-			c := &reports.Comparison{}
-			for i, r := range runs {
-				if errs[i] != nil {
-					return badInput(errs[i])
-				}
-				vs[r.v].res.AddRun(vs[r.v].s.Seed+uint64(r.seed), results[i])
+			if err != nil {
+				return badInput(err)
 			}
-			for _, v := range vs {
-				c.Variants = append(c.Variants, v.res)
+			if n > 1 {
+				s := &reports.Shard{Kind: reports.ShardCompare, Plan: *plan, Index: k, Of: n}
+				for j, i := range owned {
+					s.Runs = append(s.Runs, reports.ShardRun{Run: i, RunContribution: *contribs[j]})
+				}
+				path, err := reports.WriteShard(outDir, s)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "shard %d of %d: %d of %d runs; wrote %s (merge the shards with 'allot sweep merge')\n", k, n, len(owned), plan.Runs(), path)
+				return nil
+			}
+			c := &reports.Comparison{}
+			for vi, pv := range plan.Variants {
+				v := &reports.VariantResult{Name: pv.Name, Scenario: pv.Scenario, Policy: pv.Policy}
+				for s := range seeds {
+					v.Add(contribs[vi*seeds+s])
+				}
+				c.Variants = append(c.Variants, v)
 			}
 			if err := c.Finish(); err != nil {
 				return err
 			}
-			if outDir != "" {
-				if err := reports.WriteComparison(outDir, c); err != nil {
-					return err
-				}
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), c)
-			}
-			head, rows := c.Table()
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', tabwriter.AlignRight)
-			for i, h := range head {
-				fmt.Fprint(tw, h, "\t")
-				if i == len(head)-1 {
-					fmt.Fprintln(tw)
-				}
-			}
-			for _, r := range rows {
-				for _, cell := range r {
-					fmt.Fprint(tw, cell, "\t")
-				}
-				fmt.Fprintln(tw)
-			}
-			tw.Flush()
-			fmt.Fprintf(cmd.OutOrStdout(), "\n%d seeds per variant; ± is the 95%% confidence interval; differences are paired by seed.\n", seeds)
-			return nil
+			return showComparison(cmd.OutOrStdout(), c, outDir, asJSON)
 		},
 	}
 	cmd.Flags().StringArrayVar(&policies, "policy", nil, "policy kind or policy file; repeat to compare several")
 	cmd.Flags().IntVar(&seeds, "seeds", 5, "seeds per variant (the scenario's seed and the ones after it)")
-	cmd.Flags().StringVar(&outDir, "out", "", "directory for comparison.json and the report")
+	cmd.Flags().StringVar(&outDir, "out", "", "directory for comparison.json and the report (with --shard: for the shard file)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel runs (default: all cores)")
+	cmd.Flags().IntVar(&shards, "shards", 1, "split the runs into this many shards (run each with --shard, then 'allot sweep merge')")
+	cmd.Flags().IntVar(&shard, "shard", 1, "with --shards: the shard to run, from 1 to --shards; its file goes to --out")
 	return cmd
+}
+
+// planComparison loads every variant: each scenario under each policy.
+func planComparison(paths, policies []string, seeds int) (*reports.ComparePlan, []*scenarios.Scenario, error) {
+	plan := &reports.ComparePlan{Seeds: seeds}
+	var scens []*scenarios.Scenario
+	pols := policies
+	if len(pols) == 0 {
+		pols = []string{""}
+	}
+	for _, path := range paths {
+		for _, p := range pols {
+			s, err := loadScenario(path, p)
+			if err != nil {
+				return nil, nil, err
+			}
+			name := s.Name
+			switch {
+			case len(paths) == 1 && p != "":
+				name = p
+			case p != "":
+				name = s.Name + "/" + p
+			}
+			digest, err := variantDigest(s, p)
+			if err != nil {
+				return nil, nil, err
+			}
+			plan.Variants = append(plan.Variants, reports.PlannedVariant{Name: name, Scenario: s.Name, Policy: s.Policy.Kind,
+				BaseSeed: s.Seed, Digest: digest})
+			scens = append(scens, s)
+		}
+	}
+	return plan, scens, nil
+}
+
+// runComparison runs the given runs of a plan on workers goroutines and
+// returns their contributions in the same order.
+func runComparison(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs []int, workers int, bar *progress) ([]*reports.RunContribution, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]*reports.RunContribution, len(runs))
+	errs := make([]error, len(runs))
+	var mu sync.Mutex
+	done := 0
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				i := runs[j]
+				s := scens[i/plan.Seeds]
+				seed := s.Seed + uint64(i%plan.Seeds)
+				out[j], errs[j] = runOne(s, seed)
+				mu.Lock()
+				done++
+				bar.update(float64(done)/float64(len(runs)), fmt.Sprintf("%d of %d runs", done, len(runs)))
+				mu.Unlock()
+			}
+		}()
+	}
+	for j := range runs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error) {
+	in, err := simInput(s, seed)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Source.Close()
+	col := reports.NewCollector()
+	if err := sim.Run(in, col); err != nil {
+		return nil, err
+	}
+	return reports.Contribution(seed, col.Data()), nil
+}
+
+// showComparison prints a comparison (table or JSON) and writes its files.
+func showComparison(w io.Writer, c *reports.Comparison, outDir string, asJSON bool) error {
+	if outDir != "" {
+		if err := reports.WriteComparison(outDir, c); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return printJSON(w, c)
+	}
+	head, rows := c.Table()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for i, h := range head {
+		fmt.Fprint(tw, h, "\t")
+		if i == len(head)-1 {
+			fmt.Fprintln(tw)
+		}
+	}
+	for _, r := range rows {
+		for _, cell := range r {
+			fmt.Fprint(tw, cell, "\t")
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	seeds := 0
+	if len(c.Variants) > 0 {
+		seeds = len(c.Variants[0].Seeds)
+	}
+	fmt.Fprintf(w, "\n%d seeds per variant; ± is the 95%% confidence interval; differences are paired by seed.\n", seeds)
+	return nil
 }

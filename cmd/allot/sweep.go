@@ -1,0 +1,52 @@
+package main
+
+import (
+	"github.com/allot-sim/allot/reports"
+	"github.com/spf13/cobra"
+)
+
+func newSweepCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Work with runs spread over several machines",
+		Long: `A comparison can be split into shards (--shards N --shard I), each run on
+its own machine; 'allot sweep merge' puts the shards back together.`,
+		Example: `  allot sweep merge part1/ part2/ --out cmp/`,
+	}
+	cmd.AddCommand(newSweepMergeCmd())
+	return cmd
+}
+
+func newSweepMergeCmd() *cobra.Command {
+	var (
+		outDir string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "merge SHARD...",
+		Short: "Merge the shards of a comparison into the comparison one machine would make",
+		Long: `Read shard files (or directories holding them, as --out left them), check
+that every shard of one plan is there exactly once, and print the comparison
+— the same table or JSON, to the last digit, that one machine running the
+whole comparison prints (wall times aside). --out writes comparison.json
+and the report, as 'allot compare --out' does.`,
+		Example: `  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 6 --shards 3 --shard 1 --out part1/
+  # ... shards 2 and 3 on other machines, then, with the three directories copied here:
+  allot sweep merge part1/ part2/ part3/ --out cmp/`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			shards, err := reports.ReadShards(args)
+			if err != nil {
+				return badInput(err)
+			}
+			c, err := reports.MergeShards(shards)
+			if err != nil {
+				return badInput(err)
+			}
+			return showComparison(cmd.OutOrStdout(), c, outDir, asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&outDir, "out", "", "directory for comparison.json and the report")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	return cmd
+}

@@ -26,7 +26,7 @@ median_line() { # lines on stdin, key=value fields; median by the field $1
 }
 
 for name in BenchmarkCycle10kPending2kRunning100Teams BenchmarkCycle10kPending2kRunning100TeamsFair; do
-  ns=$(go test -run '^$' -bench "^${name}\$" -count "$RUNS" ./policies |
+  ns=$(go test -run '^$' -bench "^${name}\$" -benchtime 100x -count "$RUNS" ./policies |
     awk '/^Benchmark/ { print $3 }' | sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
   line="BENCH name=${name#Benchmark} policy=quota ns_per_cycle=$ns runs=$RUNS"
   echo "$line"

@@ -81,6 +81,9 @@ writes exactly what one machine would have.`,
 				if err != nil {
 					return err
 				}
+				if asJSON {
+					return printJSON(cmd.OutOrStdout(), map[string]any{"shard": k, "shards": n, "runs": len(owned), "of_runs": plan.Runs(), "file": path})
+				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "shard %d of %d: %d of %d runs; wrote %s (merge the shards with 'allot sweep merge')\n", k, n, len(owned), plan.Runs(), path)
 				return nil
 			}

@@ -22,8 +22,14 @@ func TestMergedShardsGiveExactlyTheComparisonOfOneMachine(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, k := range []string{"1", "2", "3", "4"} {
-		if code, _, errs := cli(append(base, "--shards", "4", "--shard", k, "--out", filepath.Join(dir, "part"+k))...); code != 0 {
+		code, out, errs := cli(append(base, "--shards", "4", "--shard", k, "--out", filepath.Join(dir, "part"+k), "--json")...)
+		if code != 0 {
 			t.Fatalf("shard %s: %d %s", k, code, errs)
+		}
+		// Six runs dealt out in turn: shards 1 and 2 get two, 3 and 4 one.
+		want := map[string]string{"1": `"runs": 2`, "2": `"runs": 2`, "3": `"runs": 1`, "4": `"runs": 1`}[k]
+		if !strings.Contains(out, want) || !strings.Contains(out, "shard-"+k+"-of-4.json") {
+			t.Errorf("shard %s printed %s; want %s and its file", k, out, want)
 		}
 	}
 	// Given in any order, as directories or files.

@@ -128,6 +128,9 @@ func MergeShards(shards []*Shard) (*Comparison, error) {
 	first := shards[0]
 	seen := make([]bool, first.Of+1)
 	for _, s := range shards {
+		if s.Index < 1 || s.Index > s.Of {
+			return nil, fmt.Errorf("shard %d of %d is out of range", s.Index, s.Of)
+		}
 		if s.Of != first.Of || !reflect.DeepEqual(s.Plan, first.Plan) {
 			return nil, fmt.Errorf("shard %d of %d and shard %d of %d are parts of different comparisons (scenarios, policies, seeds or files differ)",
 				first.Index, first.Of, s.Index, s.Of)

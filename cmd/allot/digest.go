@@ -57,5 +57,5 @@ func buildID() string {
 			dirty = s.Value
 		}
 	}
-	return rev + dirty
+	return bi.Main.Version + " " + rev + dirty
 }

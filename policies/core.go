@@ -71,8 +71,6 @@ func NewCore(m *Model) (*Core, error) {
 	c.queues = make([]queueState, len(m.Queues))
 	for i := range c.queues {
 		c.queues[i].noVictims = m.Kind == KindFIFO || m.Kind == KindPriority
-	}
-	for i := range c.queues {
 		c.queues[i].byKey = map[subKey]*subQueue{}
 	}
 	c.pools = make([]*pool, len(m.Flavors))

@@ -221,17 +221,14 @@ func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
 // shareOnAdmission is the share of node n (e's team or a cohort above it)
 // once e's job is admitted, and whether n then borrows on its resources.
 func (c *Core) shareOnAdmission(n int, e *entry) (drs, bool) {
+	t := c.tree
 	if n == e.qn { // its own team: no need to touch the tree
-		nd := &c.tree.nodes[n]
 		borrows := false
 		for _, u := range e.usage {
-			if nd.usage[u.fr]+u.q > nd.subtree[u.fr] {
-				borrows = true
-			}
+			borrows = borrows || t.borrowingWith(n, u.fr, u.q)
 		}
 		return c.shareWith(n, e.usage, 1), borrows
 	}
-	t := c.tree
 	t.addAll(e.qn, e.usage)
 	d, b := c.shareOf(n), c.borrowingOnUsage(n, e.usage)
 	t.removeAll(e.qn, e.usage)

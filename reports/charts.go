@@ -302,23 +302,27 @@ func cdfChart(id, title string, groups map[string][]float64) (Chart, error) {
 // preemptionChart: preemptions and lost work per bucket.
 func preemptionChart(d *RunData) (Chart, error) {
 	p := newPlot("", "day", "per bucket")
-	nB := len(d.Start)
-	pre, lost := make(plotter.XYs, nB), make(plotter.XYs, nB)
-	for k := 0; k < nB; k++ {
-		pre[k] = plotter.XY{X: mid(d, k), Y: d.Preempts[k]}
-		lost[k] = plotter.XY{X: mid(d, k), Y: d.LostAccH[k]}
-	}
-	if err := line(p, "preemptions", pre, 1, false); err != nil {
+	if err := bucketLines(d, p, []string{"preemptions", "work lost (accelerator-hours)"}, d.Preempts, d.LostAccH); err != nil {
 		return Chart{}, err
 	}
-	if err := line(p, "work lost (accelerator-hours)", lost, 2, false); err != nil {
-		return Chart{}, err
-	}
-	p.Y.Min = 0
 	return render("preemptions", "Preemptions and lost work", "Lost work is progress since a job's last checkpoint, thrown away by a preemption or a failure.", p)
 }
 
-// costChart: USD per useful accelerator-hour per bucket.
+// bucketLines draws per-bucket series as lines, styled in turn, from y = 0.
+func bucketLines(d *RunData, p *plot.Plot, names []string, series ...[]float64) error {
+	for i, ys := range series {
+		pts := make(plotter.XYs, len(ys))
+		for k, y := range ys {
+			pts[k] = plotter.XY{X: mid(d, k), Y: y}
+		}
+		if err := line(p, names[i], pts, i+1, false); err != nil {
+			return err
+		}
+	}
+	p.Y.Min = 0
+	return nil
+}
+
 func costChart(d *RunData) (Chart, error) {
 	p := newPlot("", "day", "USD per useful accelerator-hour")
 	nB := len(d.Start)
@@ -386,19 +390,9 @@ func RunCharts(d *RunData) ([]Chart, error) {
 // fidelityChart: accelerators in use, originally and in the replay.
 func fidelityChart(d *RunData) (Chart, error) {
 	p := newPlot("", "day", "accelerators in use")
-	f := d.Fidelity
-	o, s := make(plotter.XYs, len(f.OrigInUse)), make(plotter.XYs, len(f.SimInUse))
-	for k := range o {
-		o[k] = plotter.XY{X: mid(d, k), Y: f.OrigInUse[k]}
-		s[k] = plotter.XY{X: mid(d, k), Y: f.SimInUse[k]}
-	}
-	if err := line(p, "original", o, 1, false); err != nil {
+	if err := bucketLines(d, p, []string{"original", "simulated"}, d.Fidelity.OrigInUse, d.Fidelity.SimInUse); err != nil {
 		return Chart{}, err
 	}
-	if err := line(p, "simulated", s, 2, false); err != nil {
-		return Chart{}, err
-	}
-	p.Y.Min = 0
 	return render("fidelity", "Replay fidelity: accelerators in use, original and simulated", "", p)
 }
 

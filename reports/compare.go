@@ -135,9 +135,6 @@ func Contribution(seed uint64, d *RunData) *RunContribution {
 	return rc
 }
 
-// AddRun records one seed's run of a variant.
-func (v *VariantResult) AddRun(seed uint64, d *RunData) { v.Add(Contribution(seed, d)) }
-
 // Add records one run's contribution. Series are running means over the
 // runs added so far, so runs must be added in the same order to give the
 // same figures to the last bit.

@@ -164,6 +164,12 @@ func MergeShards(shards []*Shard) (*Comparison, error) {
 		return nil, fmt.Errorf("shard %d of %d lacks run %d (variant %s, seed %d)", i%first.Of+1, first.Of, i,
 			plan.Variants[i/plan.Seeds].Name, plan.Variants[i/plan.Seeds].BaseSeed+uint64(i%plan.Seeds))
 	}
+	return Assemble(plan, byRun)
+}
+
+// Assemble makes the comparison of a plan from every run's contribution,
+// indexed as the plan numbers runs, adding them in that order.
+func Assemble(plan *ComparePlan, byRun []*RunContribution) (*Comparison, error) {
 	c := &Comparison{}
 	for vi, pv := range plan.Variants {
 		v := &VariantResult{Name: pv.Name, Scenario: pv.Scenario, Policy: pv.Policy}

@@ -87,15 +87,8 @@ writes exactly what one machine would have.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "shard %d of %d: %d of %d runs; wrote %s (merge the shards with 'allot sweep merge')\n", k, n, len(owned), plan.Runs(), path)
 				return nil
 			}
-			c := &reports.Comparison{}
-			for vi, pv := range plan.Variants {
-				v := &reports.VariantResult{Name: pv.Name, Scenario: pv.Scenario, Policy: pv.Policy}
-				for s := range seeds {
-					v.Add(contribs[vi*seeds+s])
-				}
-				c.Variants = append(c.Variants, v)
-			}
-			if err := c.Finish(); err != nil {
+			c, err := reports.Assemble(plan, contribs) // with one shard, every run in plan order
+			if err != nil {
 				return err
 			}
 			return showComparison(cmd.OutOrStdout(), c, outDir, asJSON)

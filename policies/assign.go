@@ -236,28 +236,63 @@ func (c *Core) nominate(e *entry) {
 			var best flavorChoice
 			haveBest := false
 			firstWhy := e.nWhy
+			fold := func(ch *flavorChoice) {
+				e.addWhy(ch.why)
+				if !haveBest || better(ch, &best, pob) {
+					best, haveBest = *ch, true
+				}
+			}
+			// A flavor that needs preemption cannot beat one where the job
+			// fits (unless preemption is preferred to borrowing), nor one
+			// that reclaims without borrowing: whatever its search found,
+			// better() would keep the best so far.
+			skipSearch := func() bool {
+				return haveBest && ((best.mode == modeFit && !pob) || (best.mode == modeReclaim && best.borrow == 0))
+			}
+			// Unless a found victim ends the search over flavors, searches
+			// wait until every flavor is rated: a later flavor where the job
+			// fits makes them moot.
+			lazy := !spec.Fungibility.WhenCanPreemptStop
+			var rated [8]ratedFlavor
+			seen := rated[:0]
 			for _, f := range c.flavorOrder(w, g, flv[:0]) {
 				if !forcedAllows(w, g, f) {
 					continue
 				}
-				// A flavor that needs preemption cannot beat one where the
-				// job fits (unless preemption is preferred to borrowing), nor
-				// one that reclaims without borrowing: whatever its search
-				// found, better() would keep the best so far.
-				skipSearch := haveBest && ((best.mode == modeFit && !pob) || (best.mode == modeReclaim && best.borrow == 0))
-				ch := c.rateFlavor(e, pi, g, f, acc, skipSearch)
-				e.addWhy(ch.why)
-				if !haveBest || better(&ch, &best, pob) {
-					best, haveBest = ch, true
+				ch, search := c.rateFlavor(e, pi, g, f, acc)
+				if search && !lazy {
+					ch = c.searchFlavor(e, pi, g, acc, ch, skipSearch())
 				}
-				if ch.mode == modeNoFit || ch.mode == modeNoCandidates {
+				if lazy {
+					seen = append(seen, ratedFlavor{ch, search})
+				} else {
+					fold(&ch)
+				}
+				if search {
+					if !lazy && (ch.mode == modePreempt || ch.mode == modeReclaim) {
+						break // the first flavor with victims ends the search
+					}
 					continue
 				}
 				if ch.mode == modeFit && (ch.borrow == 0 || !spec.Fungibility.WhenCanBorrowTryNext) {
 					break
 				}
-				if (ch.mode == modePreempt || ch.mode == modeReclaim) && spec.Fungibility.WhenCanPreemptStop {
-					break
+			}
+			if lazy {
+				moot := false
+				for i := range seen {
+					if ch := &seen[i].ch; !seen[i].search && ch.mode == modeFit && (!pob || ch.borrow == 0) {
+						moot = true
+					}
+				}
+				for i := range seen {
+					if seen[i].search {
+						if moot {
+							continue
+						}
+						seen[i].ch = c.searchFlavor(e, pi, g, acc, seen[i].ch, skipSearch())
+					}
+					fold(&seen[i].ch)
 				}
 			}
 			if !haveBest {
@@ -335,17 +370,23 @@ func (c *Core) requestsGroup(w *Workload, pi int, g *ResourceGroup) bool {
 	return false
 }
 
-// rateFlavor classifies one flavor for one podset. With skipSearch, a
-// flavor that would need preemption is reported as such without looking
-// for victims (the caller already has a better choice).
-func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsage, skipSearch bool) flavorChoice {
+// ratedFlavor is a flavor's rating, and whether it still needs a search.
+type ratedFlavor struct {
+	ch     flavorChoice
+	search bool
+}
+
+// rateFlavor classifies one flavor for one podset short of looking for
+// victims; it reports whether the flavor needs preemption, so that
+// searchFlavor must finish it.
+func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsage) (flavorChoice, bool) {
 	w := e.w
 	t := c.tree
 	nR := len(c.m.Resources)
 	ch := flavorChoice{f: f, mode: modeFit}
 	n := c.need(w.shape, f)
 	if !n.ok {
-		return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNotPlaceable, f: f, r: -1}}
+		return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNotPlaceable, f: f, r: -1}}, false
 	}
 	qnode := &t.nodes[e.qn]
 	preemptPossible := true
@@ -357,11 +398,11 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 		}
 		fr := f*nR + r
 		if !qnode.declared[fr] {
-			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNoQuota, f: f, r: r}}
+			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNoQuota, f: f, r: r}}, false
 		}
 		val := acc.get(fr) + req
 		if pa := t.potentialAvailable(e.qn, fr); val > pa {
-			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNeverFits, f: f, r: r, val: val, avail: pa}}
+			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNeverFits, f: f, r: r, val: val, avail: pa}}, false
 		}
 		if val <= t.queueAvailable(e.qn, fr) {
 			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, fr, val))
@@ -385,7 +426,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	}
 	c.scratch.frs = frs[:0]
 	if ch.mode == modeFit {
-		return ch
+		return ch, false
 	}
 	if old := w.nomEntry; old != nil && slices.Equal(old.frsNeed, frs) {
 		ch.frsNeed = old.frsNeed // kept slices are never written
@@ -394,9 +435,18 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	}
 	if !preemptPossible {
 		ch.mode = modeNoFit
-		return ch
+		return ch, false
 	}
-	if skipSearch {
+	return ch, true
+}
+
+// searchFlavor finishes rating a flavor that needs preemption: it looks for
+// victims (single-podset jobs; others get targets for their whole
+// assignment later). With skip, the flavor is reported as having none
+// without looking (the caller already has a better choice).
+func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch flavorChoice, skip bool) flavorChoice {
+	w, t, f := e.w, c.tree, ch.f
+	if skip {
 		ch.mode = modeNoCandidates
 		return ch
 	}
@@ -406,7 +456,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 		sub.usage = c.usageFor(w, pi, g, f, acc, c.scratch.subUsage[:0])
 		c.scratch.subUsage = sub.usage[:0]
 		if p := c.pools[f]; p != nil {
-			sub.placeNeed = n.place
+			sub.placeNeed = c.need(w.shape, f).place
 		}
 		ch.targets = c.findTargets(sub)
 		if len(ch.targets) == 0 {

@@ -119,7 +119,7 @@ func (o *fairOrdering) nextIn(cohort int) int {
 		qs = o.live
 	}
 	for _, qn := range qs {
-		if o.w.prunedQ[qn] || t.nodes[qn].parent != cohort {
+		if o.w.prunedQ[qn] || t.parentOf[qn] != cohort {
 			continue
 		}
 		d := c.shareOf(qn)
@@ -284,18 +284,17 @@ func (c *Core) fairTargets(e *entry) []target {
 	if !own && len(borrowers) == 0 {
 		return nil
 	}
-	t.addAll(e.qn, e.usage)
+	// Whether the preemptor stays within its quota once admitted (its
+	// whole usage lands on its own node).
 	withinNominal := true
 	for _, fr := range e.frsNeed {
-		if t.nodes[e.qn].usage[fr] > t.nodes[e.qn].subtree[fr] {
+		if t.borrowingWith(e.qn, fr, usageOf(e.usage, fr)) {
 			withinNominal = false
 		}
 	}
 	if !own && !withinNominal && !c.anyFairCandidatePossible(e, borrowers, strategies) {
-		t.removeAll(e.qn, e.usage)
 		return nil
 	}
-	t.removeAll(e.qn, e.usage)
 	for _, qn := range borrowers {
 		w.lazy[qn] = true
 	}
@@ -315,12 +314,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	targets := w.targets[:0]
 	defer func() { w.targets = targets[:0] }()
 	fit := false
-	check := func() bool {
-		t.removeAll(e.qn, e.usage)
-		ok := c.fits(e, true)
-		t.addAll(e.qn, e.usage)
-		return ok
-	}
+	check := func() bool { return c.fitsOwnUsageIn(e) }
 	// Only the first candidate of each team that failed the first rule
 	// matters to the second, which takes one candidate per team.
 	anyRetry := false
@@ -352,7 +346,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		pNew, tOld := c.shareOf(pa), c.shareOf(ta)
 		team := t.nodes[qn].queue
 		if (pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0)) ||
-			!passes(strategies[0], pNew, tOld, c.bestCaseShare(team, ta, e.frsNeed)) {
+			cmpDRS(pNew, tOld) > 0 || !passes(strategies[0], pNew, tOld, c.bestCaseShare(team, ta, e.frsNeed)) {
 			// No candidate of this team can pass the first rule.
 			addRetry(qn, ord.pop(qn))
 			src[qn] = nil
@@ -413,11 +407,32 @@ var defaultStrategies = []FairStrategy{LessThanOrEqualToFinalShare, LessThanInit
 // of its jobs. Shares only move when a victim is taken, so if none can pass
 // now, the search would take nobody.
 func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []FairStrategy) bool {
+	t := c.tree
+	siblings := true
+	for _, qn := range borrowers {
+		siblings = siblings && t.parentOf[qn] == t.parentOf[e.qn]
+	}
+	// With every borrower a sibling, the preemptor's share after admission
+	// is read off its own node: the tree (and the shares cached on it) is
+	// left as it is. Otherwise the usage is added for the question.
+	var pSib drs
+	if siblings {
+		pSib = c.shareWith(e.qn, e.usage, 1)
+	} else {
+		t.addAll(e.qn, e.usage)
+		defer t.removeAll(e.qn, e.usage)
+	}
 	for _, qn := range borrowers {
 		pa, ta := c.almostLCAs(e.qn, qn)
-		pNew, tOld := c.shareOf(pa), c.shareOf(ta)
+		pNew, tOld := pSib, c.shareOf(ta)
+		if !siblings {
+			pNew = c.shareOf(pa)
+		}
 		if pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0) {
 			continue
+		}
+		if cmpDRS(pNew, tOld) > 0 {
+			continue // losing a job only lowers a share: no rule can pass
 		}
 		if passes(strategies[0], pNew, tOld, c.bestCaseShare(c.tree.nodes[qn].queue, ta, e.frsNeed)) {
 			return true
@@ -427,6 +442,16 @@ func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []
 		}
 	}
 	return false
+}
+
+// usageOf is the quantity of fr in a usage list (0 when absent).
+func usageOf(u []frQty, fr int) Qty {
+	for _, x := range u {
+		if x.fr == fr {
+			return x.q
+		}
+	}
+	return 0
 }
 
 // usageOn is a job's usage of the one needed flavor-resource it uses, or -1

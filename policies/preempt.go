@@ -325,6 +325,21 @@ func (c *Core) fits(e *entry, allowBorrow bool) bool {
 	return true
 }
 
+// fitsOwnUsageIn is fits(e, true) asked while e's own usage is in the tree.
+func (c *Core) fitsOwnUsageIn(e *entry) bool {
+	for _, u := range e.usage {
+		if u.q > max(0, c.tree.availableLess(e.qn, u.fr, u.q)) {
+			return false
+		}
+	}
+	if e.flavor >= 0 {
+		if p := c.pools[e.flavor]; p != nil && !p.fits(e.placeNeed) {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *Core) minimise(e *entry, targets []target, allowBorrow bool) []target {
 	for i := len(targets) - 2; i >= 0; i-- {
 		c.restoreTarget(targets[i].w)

@@ -40,6 +40,10 @@ type quotaTree struct {
 	qNode  []int // queue index -> node index
 	cNode  []int // cohort index -> node index
 	rootOf []int // node -> root node
+	// parentOf is nodes[n].parent, kept apart so that the ordering of
+	// victim teams, which reads it for every team at every step, stays in
+	// one cache line.
+	parentOf []int
 	// lendable[n*nRes+r] is what n's parent could ever lend of resource r,
 	// over all flavors: the denominator of n's dominant resource share.
 	lendable []Qty
@@ -98,7 +102,9 @@ func newQuotaTree(m *Model) *quotaTree {
 		}
 	}
 	t.rootOf = make([]int, len(t.nodes))
+	t.parentOf = make([]int, len(t.nodes))
 	for i := range t.nodes {
+		t.parentOf[i] = t.nodes[i].parent
 		r := i
 		for t.nodes[r].parent >= 0 {
 			r = t.nodes[r].parent
@@ -259,6 +265,28 @@ func (t *quotaTree) available(n, fr int) Qty {
 		pa = min(pa, nd.subtree[fr]-nd.local[fr]-stored+q.BorrowLimit)
 	}
 	return max(0, nd.local[fr]-nd.usage[fr]) + pa
+}
+
+// availableLess is available(n, fr) as if d of fr were removed from n
+// (passed up the tree as removeUsage would), without touching the tree: a
+// victim search asks it after every trial take, and moving the preemptor's
+// own usage out and back would invalidate its cached share each time.
+func (t *quotaTree) availableLess(n, fr int, d Qty) Qty {
+	nd := &t.nodes[n]
+	u := nd.usage[fr] - d
+	if nd.parent < 0 {
+		return nd.subtree[fr] - u
+	}
+	var dp Qty
+	if stored := nd.usage[fr] - nd.local[fr]; stored > 0 {
+		dp = min(d, stored)
+	}
+	pa := t.availableLess(nd.parent, fr, dp)
+	if q := nd.quota[fr]; q.HasBorrow {
+		stored := max(0, u-nd.local[fr])
+		pa = min(pa, nd.subtree[fr]-nd.local[fr]-stored+q.BorrowLimit)
+	}
+	return max(0, nd.local[fr]-u) + pa
 }
 
 // queueAvailable clamps a queue's availability at zero.

@@ -118,6 +118,28 @@ policy: {kind: quota, fallback: try-next-type}
 	eq(t, "preempted", pre, nil)
 }
 
+// A type where the job would have to preempt never beats a later type in
+// its list where it fits: under try-next-type the job runs on the second
+// type and nobody is preempted, with or without fair sharing.
+func TestATypeWhereTheJobFitsBeatsAnEarlierTypeThatNeedsPreemption(t *testing.T) {
+	for _, idle := range []string{"fair-share", "first-come"} {
+		f := newFixture(t, `
+name: t
+fleet:
+  nodes: [{type: p5.48xlarge, count: 1}, {type: p4d.24xlarge, count: 1}]
+teams: [{name: a, quota: {p5.48xlarge: 8, p4d.24xlarge: 8}}]
+priority_classes: [{name: high, value: 10}, {name: low, value: 1}]
+policy: {kind: quota, fallback: try-next-type, idle_allocation: `+idle+`}
+`)
+		f.submit(job{name: "low", team: "a", class: "low", acc: 8, types: []string{"p5.48xlarge"}})
+		f.untilQuiet(0)
+		f.submit(job{name: "high", team: "a", class: "high", acc: 8, types: []string{"p5.48xlarge", "p4d.24xlarge"}, at: 1})
+		adm, pre := f.step(1)
+		eq(t, idle+" admitted", adm, []string{"high@p4d.24xlarge"})
+		eq(t, idle+" preempted", pre, nil)
+	}
+}
+
 // The same with preempt-first: preempting within quota on the preferred
 // type is chosen over running elsewhere by borrowing.
 func TestPreemptFirstPrefersPreemptingOnThePreferredType(t *testing.T) {

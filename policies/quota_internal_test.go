@@ -1,0 +1,72 @@
+package policies
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// treeModel is a two-level cohort tree over one flavor with lending and
+// borrowing limits at every level, so that usage is passed up unevenly.
+func treeModel() *Model {
+	q := func(nom, borrow, lend Qty) map[int]map[int]Quota {
+		x := Quota{Nominal: nom * Milli}
+		if borrow >= 0 {
+			x.BorrowLimit, x.HasBorrow = borrow*Milli, true
+		}
+		if lend >= 0 {
+			x.LendLimit, x.HasLend = lend*Milli, true
+		}
+		return map[int]map[int]Quota{0: {0: x}}
+	}
+	queue := func(name string, cohort int, quotas map[int]map[int]Quota) QueueSpec {
+		return QueueSpec{Name: name, Cohort: cohort, Weight: 1,
+			Groups: []ResourceGroup{{Resources: []int{0}, Flavors: []FlavorQuotas{{Flavor: 0, Quotas: quotas[0]}}}}}
+	}
+	return &Model{
+		Kind:      KindQuota,
+		Resources: []string{"gpu"},
+		Flavors:   []FlavorSpec{{Name: "f", Nodes: -1, AccelResource: 0, CPUResource: -1, MemResource: -1, Speed: 1}},
+		Cohorts: []CohortSpec{
+			{Name: "root", Parent: -1, Weight: 1, Quotas: q(4, -1, -1)},
+			{Name: "left", Parent: 0, Weight: 1, Quotas: q(2, 6, 1)},
+			{Name: "right", Parent: 0, Weight: 1, Quotas: q(0, -1, -1)},
+		},
+		Queues: []QueueSpec{
+			queue("a", 1, q(6, 3, 2)),
+			queue("b", 1, q(2, -1, -1)),
+			queue("c", 2, q(5, 0, 5)),
+			queue("d", 2, q(3, 8, 0)),
+		},
+	}
+}
+
+// A victim search asks whether the preemptor fits with its own usage taken
+// out of the tree without taking it out; the answer must be the one the
+// tree gives after removing the usage for real.
+func TestAvailableLessMatchesRemovingTheUsage(t *testing.T) {
+	tr := newQuotaTree(treeModel())
+	rng := rand.New(rand.NewPCG(7, 11))
+	const fr = 0
+	for trial := range 2000 {
+		// A fresh mix of usage in the four teams.
+		for qi := range tr.qNode {
+			n := tr.qNode[qi]
+			if u := tr.nodes[n].usage[fr]; u > 0 {
+				tr.removeUsage(n, fr, u)
+			}
+			tr.addUsage(n, fr, Qty(rng.IntN(12))*Milli)
+		}
+		for qi := range tr.qNode {
+			n := tr.qNode[qi]
+			d := Qty(rng.IntN(int(tr.nodes[n].usage[fr]/Milli)+1)) * Milli
+			got := tr.availableLess(n, fr, d)
+			tr.removeUsage(n, fr, d)
+			want := tr.available(n, fr)
+			tr.addUsage(n, fr, d)
+			if got != want {
+				t.Fatalf("trial %d, team %d, removing %d: availableLess = %d, available after removal = %d",
+					trial, qi, d/Milli, got, want)
+			}
+		}
+	}
+}

@@ -99,11 +99,26 @@ func (p *pool) adjust(i int32, da, dc, dm Qty) {
 		nd.m += dm
 		return
 	}
-	p.unlink(i)
+	// In place of unlink and link: only the bitsets whose answer changes
+	// are touched (trial takes in victim searches move nodes constantly).
+	wasFree := p.isFree(nd)
 	nd.a += da
 	nd.c += dc
 	nd.m += dm
-	p.link(i)
+	if k := p.key(nd.a, nd.c); k != nd.bucket {
+		clearBit(p.buckets[nd.bucket], i)
+		nd.bucket = k
+		p.buckets[k] = setBit(p.buckets[k], i)
+	}
+	if free := p.isFree(nd); free != wasFree {
+		if free {
+			p.whole = setBit(p.whole, i)
+			p.nWhole++
+		} else {
+			clearBit(p.whole, i)
+			p.nWhole--
+		}
+	}
 }
 
 // need computes what a generic request takes on this pool's nodes.

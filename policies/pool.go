@@ -22,6 +22,16 @@ type pool struct {
 	whole            []uint64   // healthy, entirely free nodes
 	nWhole           int
 	healthy          int
+	// trial is the room that victims taken on trial in a preemption search
+	// would free, node by node, kept beside the nodes instead of moving
+	// them between bitsets; trialWhole counts the nodes it would empty.
+	trial      []trialRoom
+	trialWhole int
+}
+
+type trialRoom struct {
+	i       int32
+	a, c, m Qty
 }
 
 // placement is where an admitted job sits.
@@ -180,13 +190,92 @@ func (p *pool) find(nd placeNeed, buf []int32) []int32 {
 	return nil
 }
 
-// fits says whether a need can be placed now.
+// fits says whether a need can be placed now, counting the room that
+// victims taken on trial would free.
 func (p *pool) fits(nd placeNeed) bool {
 	if nd.whole {
-		return p.nWhole >= nd.nodes
+		return p.nWhole+p.trialWhole >= nd.nodes
+	}
+	if p.trialWhole > 0 {
+		return true // an emptied node holds any need short of a whole node
+	}
+	for _, t := range p.trial {
+		if x := &p.nodes[t.i]; x.a+t.a >= nd.a && x.c+t.c >= nd.c && x.m+t.m >= nd.m {
+			return true
+		}
 	}
 	var one [1]int32
 	return p.find(nd, one[:0]) != nil
+}
+
+// trialRelease counts a placement's room as free for fits without moving
+// the nodes between bitsets; trialOccupy takes it back. A search only
+// takes back room it released, so the trial room of every node stays >= 0
+// and is gone once the search has put its victims back. Nodes that are
+// down take no work and are left out, as link leaves them out.
+func (p *pool) trialRelease(pl *placement) {
+	if pl.whole { // the nodes were the job's alone: they empty
+		for _, i := range pl.nodes {
+			if p.nodes[i].healthy {
+				p.trialWhole++
+			}
+		}
+		return
+	}
+	for _, i := range pl.nodes {
+		if x := &p.nodes[i]; x.healthy {
+			t := p.trialRoom(i)
+			t.a += pl.a
+			t.c += pl.c
+			t.m += pl.m
+			if p.isFreeWith(x, t) {
+				p.trialWhole++
+			}
+		}
+	}
+}
+
+func (p *pool) trialOccupy(pl *placement) {
+	if pl.whole {
+		for _, i := range pl.nodes {
+			if p.nodes[i].healthy {
+				p.trialWhole--
+			}
+		}
+		return
+	}
+	for _, i := range pl.nodes {
+		if x := &p.nodes[i]; x.healthy {
+			t := p.trialRoom(i)
+			if p.isFreeWith(x, t) {
+				p.trialWhole--
+			}
+			t.a -= pl.a
+			t.c -= pl.c
+			t.m -= pl.m
+			if t.a == 0 && t.c == 0 && t.m == 0 {
+				*t = p.trial[len(p.trial)-1]
+				p.trial = p.trial[:len(p.trial)-1]
+			}
+		}
+	}
+}
+
+// trialRoom is node i's trial room, added (empty) if it has none.
+func (p *pool) trialRoom(i int32) *trialRoom {
+	for k := range p.trial {
+		if p.trial[k].i == i {
+			return &p.trial[k]
+		}
+	}
+	p.trial = append(p.trial, trialRoom{i: i})
+	return &p.trial[len(p.trial)-1]
+}
+
+// isFreeWith says whether a node with trial room t would be empty; a node
+// empty already has no trial room (nothing of it was taken on trial).
+func (p *pool) isFreeWith(x *node, t *trialRoom) bool {
+	return x.a+t.a == p.capA && x.c+t.c == p.capC && x.m+t.m == p.capM
 }
 
 // occupy takes the nodes of a placement.

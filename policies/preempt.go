@@ -357,14 +357,14 @@ func (c *Core) minimise(e *entry, targets []target, allowBorrow bool) []target {
 func (c *Core) removeTarget(w *Workload) {
 	c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	if pl := &w.place; pl.flavor >= 0 && c.pools[pl.flavor] != nil && len(pl.nodes) > 0 {
-		c.pools[pl.flavor].release(pl)
+		c.pools[pl.flavor].trialRelease(pl)
 	}
 }
 
 func (c *Core) restoreTarget(w *Workload) {
 	c.tree.addAll(c.tree.qNode[w.Queue], w.usage)
 	if pl := &w.place; pl.flavor >= 0 && c.pools[pl.flavor] != nil && len(pl.nodes) > 0 {
-		c.pools[pl.flavor].occupy(pl)
+		c.pools[pl.flavor].trialOccupy(pl)
 	}
 }
 

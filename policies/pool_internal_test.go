@@ -1,0 +1,62 @@
+package policies
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// A victim search counts the room its trial victims would free beside the
+// nodes instead of releasing them; every fits answer must be the one the
+// pool gives after releasing them for real, and putting the victims back
+// must leave no trial room behind.
+func TestTrialRoomAnswersFitsAsReleasingTheVictims(t *testing.T) {
+	const capA, capC, capM = 8 * Milli, 96 * Milli, 1024 * Milli
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := range 300 {
+		p := newPool(capA, capC, capM, 12)
+		if trial%3 == 0 {
+			p.setHealthy(int32(rng.IntN(12)), false)
+		}
+		// Fill the pool with whole-node and part-node jobs.
+		var running []*placement
+		for range 40 {
+			a := Qty(1+rng.IntN(16)) * Milli
+			nd, _ := p.need(a, a*4, a*32)
+			pl := &placement{}
+			if p.place(0, nd, pl) {
+				pl.nodes = slices.Clone(pl.nodes)
+				p.occupy(pl)
+				running = append(running, pl)
+			}
+		}
+		rng.Shuffle(len(running), func(i, j int) { running[i], running[j] = running[j], running[i] })
+		victims := running[:rng.IntN(len(running)+1)]
+		for _, v := range victims {
+			p.trialRelease(v)
+		}
+		real := newPool(capA, capC, capM, 12)
+		for i := range p.nodes {
+			real.setHealthy(int32(i), p.nodes[i].healthy)
+		}
+		for _, pl := range running {
+			real.occupy(pl)
+		}
+		for _, v := range victims {
+			real.release(v)
+		}
+		for a := Qty(1); a <= 40; a++ {
+			nd, _ := p.need(a*Milli/2, a*Milli*2, a*Milli*16)
+			if got, want := p.fits(nd), real.fits(nd); got != want {
+				t.Fatalf("trial %d, need %+v: fits with trial room %v, after real release %v", trial, nd, got, want)
+			}
+		}
+		rng.Shuffle(len(victims), func(i, j int) { victims[i], victims[j] = victims[j], victims[i] })
+		for _, v := range victims {
+			p.trialOccupy(v)
+		}
+		if len(p.trial) != 0 || p.trialWhole != 0 {
+			t.Fatalf("trial %d: %d nodes keep trial room and %d emptied after every victim is back", trial, len(p.trial), p.trialWhole)
+		}
+	}
+}

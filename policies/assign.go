@@ -445,7 +445,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 // assignment later). With skip, the flavor is reported as having none
 // without looking (the caller already has a better choice).
 func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch flavorChoice, skip bool) flavorChoice {
-	w, t, f := e.w, c.tree, ch.f
+	w, f := e.w, ch.f
 	if skip {
 		ch.mode = modeNoCandidates
 		return ch
@@ -470,15 +470,49 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 				ch.mode = modePreempt
 			}
 		}
-		// Borrowing level once the targets are gone.
-		c.treeRemove(ch.targets)
-		ch.borrow = 0
-		for _, u := range sub.usage {
-			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, u.fr, u.q))
-		}
-		c.treeRestore(ch.targets)
+		ch.borrow = c.borrowAfter(e, sub.usage, ch.targets)
 	}
 	return ch
+}
+
+// borrowAfter is the borrowing level of usage in e's queue once targets are
+// gone. Under a root cohort it reads the queue's own usage less its own
+// targets (the level is 0 or the root's height, whatever the root holds);
+// deeper trees move the targets out of the tree for the question.
+func (c *Core) borrowAfter(e *entry, usage []frQty, targets []target) int {
+	if p := c.tree.parentOf[e.qn]; p >= 0 && c.tree.parentOf[p] < 0 {
+		return c.borrowAfterUnderRoot(e, usage, targets)
+	}
+	return c.borrowAfterInTree(e, usage, targets)
+}
+
+func (c *Core) borrowAfterUnderRoot(e *entry, usage []frQty, targets []target) int {
+	t := c.tree
+	nd, root := &t.nodes[e.qn], &t.nodes[t.parentOf[e.qn]]
+	b := 0
+	for _, u := range usage {
+		own := Qty(0)
+		for _, tg := range targets {
+			if tg.w.Queue == e.q {
+				own += usageOf(tg.w.usage, u.fr)
+			}
+		}
+		if nd.usage[u.fr]-own+u.q > nd.subtree[u.fr] {
+			b = max(b, root.height)
+		}
+	}
+	return b
+}
+
+func (c *Core) borrowAfterInTree(e *entry, usage []frQty, targets []target) int {
+	t := c.tree
+	b := 0
+	c.treeRemove(targets)
+	for _, u := range usage {
+		b = max(b, t.lowestSubtreeHeightThatFits(e.qn, u.fr, u.q))
+	}
+	c.treeRestore(targets)
+	return b
 }
 
 // usageFor is the job's usage with podset pi of group g on flavor f, added

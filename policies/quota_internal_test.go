@@ -70,3 +70,46 @@ func TestAvailableLessMatchesRemovingTheUsage(t *testing.T) {
 		}
 	}
 }
+
+// Under a root cohort, the borrowing level once victims are gone is read
+// off the preemptor's own node; it must be the level the tree gives with
+// the victims taken out of it.
+func TestBorrowingLevelAfterVictimsUnderARootMatchesTheTree(t *testing.T) {
+	m := treeModel()
+	m.Cohorts = m.Cohorts[:1] // every team directly under the root
+	for i := range m.Queues {
+		m.Queues[i].Cohort = 0
+	}
+	c, err := NewCore(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := c.tree
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial := range 2000 {
+		var running []*Workload
+		for qi := range tr.qNode {
+			n := tr.qNode[qi]
+			if u := tr.nodes[n].usage[0]; u > 0 {
+				tr.removeUsage(n, 0, u)
+			}
+			for range rng.IntN(4) {
+				w := &Workload{Queue: qi, usage: []frQty{{0, Qty(1+rng.IntN(4)) * Milli}}}
+				tr.addAll(n, w.usage)
+				running = append(running, w)
+			}
+		}
+		var targets []target
+		for _, w := range running {
+			if rng.IntN(3) == 0 {
+				targets = append(targets, target{w: w})
+			}
+		}
+		q := rng.IntN(len(tr.qNode))
+		e := &entry{q: q, qn: tr.qNode[q]}
+		usage := []frQty{{0, Qty(1+rng.IntN(8)) * Milli}}
+		if got, want := c.borrowAfterUnderRoot(e, usage, targets), c.borrowAfterInTree(e, usage, targets); got != want {
+			t.Fatalf("trial %d, team %d: level %d read off the node, %d from the tree", trial, q, got, want)
+		}
+	}
+}

@@ -51,13 +51,19 @@ func cmpFloat(a, b float64) int {
 }
 
 // shareOf computes a node's dominant resource share from current usage.
+// It is small enough to inline: searches ask it at every step, and the
+// answer is nearly always cached.
 func (c *Core) shareOf(n int) drs {
 	nd := &c.tree.nodes[n]
-	if nd.drsVer != nd.ver+1 {
-		nd.drsVal = c.computeShare(n)
-		nd.drsVer = nd.ver + 1
+	if nd.drsVer != nd.ver {
+		c.refreshShare(nd, n)
 	}
 	return nd.drsVal
+}
+
+//go:noinline (kept out of shareOf, so that shareOf inlines)
+func (c *Core) refreshShare(nd *treeNode, n int) {
+	nd.drsVal, nd.drsVer = c.computeShare(n), nd.ver
 }
 
 func (c *Core) computeShare(n int) drs { return c.shareWith(n, nil, -1) }

@@ -22,7 +22,7 @@ type treeNode struct {
 	height    int
 	hasParent bool
 	ver       uint64 // bumped when usage changes
-	drsVer    uint64
+	drsVer    uint64 // ver when drsVal was computed (ver is never 0 once built)
 	drsVal    drs
 	// The share without the team's smallest job on one flavor-resource
 	// (bestCaseShare), kept while usage is unchanged: most searches ask it

@@ -100,17 +100,19 @@ policy: {kind: quota, preemption: {prefer_least_lost_work: %v}}
 	}
 }
 
-// Fallback: when the preferred instance type is saturated, a job runs on
-// the next compatible one rather than waiting or preempting.
-func TestJobFallsBackToTheNextCompatibleInstanceType(t *testing.T) {
-	f := newFixture(t, `
+// oneTeamTwoTypes is one node of each of two types, both in team a's quota.
+const oneTeamTwoTypes = `
 name: t
 fleet:
   nodes: [{type: p5.48xlarge, count: 1}, {type: p4d.24xlarge, count: 1}]
 teams: [{name: a, quota: {p5.48xlarge: 8, p4d.24xlarge: 8}}]
 priority_classes: [{name: high, value: 10}, {name: low, value: 1}]
-policy: {kind: quota, fallback: try-next-type}
-`)
+`
+
+// Fallback: when the preferred instance type is saturated, a job runs on
+// the next compatible one rather than waiting or preempting.
+func TestJobFallsBackToTheNextCompatibleInstanceType(t *testing.T) {
+	f := newFixture(t, oneTeamTwoTypes+"policy: {kind: quota, fallback: try-next-type}\n")
 	f.submit(job{name: "first", team: "a", class: "low", acc: 8, types: []string{"p5.48xlarge", "p4d.24xlarge"}})
 	f.submit(job{name: "second", team: "a", class: "high", acc: 8, types: []string{"p5.48xlarge", "p4d.24xlarge"}, at: 1})
 	adm, pre := f.untilQuiet(1)
@@ -123,14 +125,7 @@ policy: {kind: quota, fallback: try-next-type}
 // type and nobody is preempted, with or without fair sharing.
 func TestATypeWhereTheJobFitsBeatsAnEarlierTypeThatNeedsPreemption(t *testing.T) {
 	for _, idle := range []string{"fair-share", "first-come"} {
-		f := newFixture(t, `
-name: t
-fleet:
-  nodes: [{type: p5.48xlarge, count: 1}, {type: p4d.24xlarge, count: 1}]
-teams: [{name: a, quota: {p5.48xlarge: 8, p4d.24xlarge: 8}}]
-priority_classes: [{name: high, value: 10}, {name: low, value: 1}]
-policy: {kind: quota, fallback: try-next-type, idle_allocation: `+idle+`}
-`)
+		f := newFixture(t, oneTeamTwoTypes+"policy: {kind: quota, fallback: try-next-type, idle_allocation: "+idle+"}\n")
 		f.submit(job{name: "low", team: "a", class: "low", acc: 8, types: []string{"p5.48xlarge"}})
 		f.untilQuiet(0)
 		f.submit(job{name: "high", team: "a", class: "high", acc: 8, types: []string{"p5.48xlarge", "p4d.24xlarge"}, at: 1})

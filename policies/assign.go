@@ -2,7 +2,6 @@ package policies
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -428,11 +427,7 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	if ch.mode == modeFit {
 		return ch, false
 	}
-	if old := w.nomEntry; old != nil && slices.Equal(old.frsNeed, frs) {
-		ch.frsNeed = old.frsNeed // kept slices are never written
-	} else {
-		ch.frsNeed = slices.Clone(frs)
-	}
+	ch.frsNeed = c.keepFRs(w.nomEntry, frs)
 	if !preemptPossible {
 		ch.mode = modeNoFit
 		return ch, false

@@ -26,6 +26,7 @@ type Core struct {
 	// spareEntries are nomination memos of jobs that left the queue.
 	spareEntries []*entry
 	soleAsg      [][][]int // by flavor: every podset on that flavor, shared by whole-job starts
+	soleFR       [][]int   // by flavor-resource: the one-element list of it, shared by nominations
 
 	fw *fairWork
 	// Scratch reused by every cycle.
@@ -77,6 +78,10 @@ func NewCore(m *Model) (*Core, error) {
 	c.soleAsg = make([][][]int, len(m.Flavors))
 	for f := range c.soleAsg {
 		c.soleAsg[f] = [][]int{{f}}
+	}
+	c.soleFR = make([][]int, len(m.Flavors)*len(m.Resources))
+	for fr := range c.soleFR {
+		c.soleFR[fr] = []int{fr}
 	}
 	if m.NodesModelled {
 		for i, f := range m.Flavors {

@@ -390,9 +390,8 @@ func (c *Core) restoreTargetsQuota(ts []target) {
 }
 
 func (c *Core) reserveFull(e *entry) {
-	u := append([]frQty(nil), e.usage...)
-	c.tree.addAll(e.qn, u)
-	c.reserved = append(c.reserved, reservation{e.qn, u})
+	c.tree.addAll(e.qn, e.usage) // a nomination's usage is never written: no copy
+	c.reserved = append(c.reserved, reservation{e.qn, e.usage})
 }
 
 // reserve holds quota for a head that needs preemption but found no victims

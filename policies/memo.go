@@ -12,7 +12,9 @@ import "slices"
 // usage (acc) into slices the entry may keep.
 func (c *Core) keepNomination(e *entry, acc accUsage) {
 	old := e.w.nomEntry // nil for a job not nominated since it queued
-	if old != nil && slices.EqualFunc(old.assignment, e.assignment, slices.Equal[[]int]) {
+	if a := e.assignment; len(a) == 1 && len(a[0]) == 1 && a[0][0] >= 0 {
+		e.assignment = c.soleAsg[a[0][0]] // one podset, one group: shared
+	} else if old != nil && slices.EqualFunc(old.assignment, e.assignment, slices.Equal[[]int]) {
 		e.assignment = old.assignment
 	} else {
 		n := 0
@@ -27,19 +29,27 @@ func (c *Core) keepNomination(e *entry, acc accUsage) {
 		}
 		e.assignment = out
 	}
-	switch {
-	case len(e.frsNeed) == 0:
-		e.frsNeed = nil
-	case old != nil && slices.Equal(old.frsNeed, e.frsNeed):
-		e.frsNeed = old.frsNeed
-	default:
-		e.frsNeed = slices.Clone(e.frsNeed)
-	}
+	e.frsNeed = c.keepFRs(old, e.frsNeed)
 	if old != nil && slices.Equal(old.usage, []frQty(acc)) {
 		e.usage = old.usage
 	} else {
 		e.usage = append([]frQty(nil), acc...)
 	}
+}
+
+// keepFRs returns frs (scratch) as a slice the caller may keep: nil when
+// empty, the shared one for a single flavor-resource, the head's last
+// nomination's when equal, else a copy.
+func (c *Core) keepFRs(old *entry, frs []int) []int {
+	switch {
+	case len(frs) == 0:
+		return nil
+	case len(frs) == 1:
+		return c.soleFR[frs[0]]
+	case old != nil && slices.Equal(old.frsNeed, frs):
+		return old.frsNeed
+	}
+	return slices.Clone(frs)
 }
 
 // keepTargets returns targets (scratch) as a slice the caller may keep:

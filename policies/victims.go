@@ -91,10 +91,26 @@ func (v *victimIndex) unlink(w *Workload) {
 	w.prev, w.next, w.inLevel = nil, nil, false
 }
 
-// markEvicting moves a job to the evicting set (first in candidate order).
+// markEvicting moves a job to the evicting set (first in candidate order),
+// kept in the order that does not depend on the time (evictingCmp), so
+// that a search need not sort it unless the order does.
 func (v *victimIndex) markEvicting(w *Workload) {
 	v.unlink(w)
-	v.evicting = append(v.evicting, w)
+	i, _ := slices.BinarySearchFunc(v.evicting, w, evictingCmp)
+	v.evicting = slices.Insert(v.evicting, i, w)
+}
+
+// evictingCmp is candidateLess between evicting jobs of one team, when
+// neither admission fair sharing nor least lost work orders them: lower
+// priority, then later admitted, then sequence.
+func evictingCmp(a, b *Workload) int {
+	if a.Priority != b.Priority {
+		return cmp.Compare(a.Priority, b.Priority)
+	}
+	if a.admittedAt != b.admittedAt {
+		return -cmp.Compare(a.admittedAt, b.admittedAt)
+	}
+	return cmp.Compare(a.Seq, b.Seq)
 }
 
 func (v *victimIndex) remove(w *Workload) {
@@ -245,7 +261,7 @@ func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32, fil
 			it.ev = append(it.ev, w)
 		}
 	}
-	if len(it.ev) > 1 {
+	if len(it.ev) > 1 && (c.afs != nil || c.m.PreferLeastLostWork) {
 		slices.SortStableFunc(it.ev, func(a, b *Workload) int { return c.candidateCmp(a, b, preemptorQueue) })
 	}
 	nR := len(c.m.Resources)

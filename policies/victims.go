@@ -60,16 +60,30 @@ func victimFlavor(w *Workload, nR int) int {
 	return f
 }
 
+// add files a job in its level, which is kept in walk order from the tail:
+// latest admitted first, and among jobs admitted at one instant, lowest
+// sequence first. In a simulation a job is admitted at the latest instant
+// so far and lands at or next to the tail; a snapshot's running jobs may
+// come in any order.
 func (v *victimIndex) add(w *Workload, nR int) {
 	w.vflavor = victimFlavor(w, nR)
 	l := v.level(w.vflavor, w.Priority)
-	w.prev, w.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = w
+	var after *Workload // the job just before w in walk order (toward the tail)
+	x := l.tail
+	for x != nil && (x.admittedAt > w.admittedAt || x.admittedAt == w.admittedAt && x.Seq < w.Seq) {
+		after, x = x, x.prev
+	}
+	w.prev, w.next = x, after
+	if x != nil {
+		x.next = w
 	} else {
 		l.head = w
 	}
-	l.tail = w
+	if after != nil {
+		after.prev = w
+	} else {
+		l.tail = w
+	}
 	w.inLevel = true
 }
 
@@ -193,17 +207,9 @@ func (wk *walker) advance() {
 				continue
 			}
 		}
-		// A run of jobs admitted at the same instant goes in sequence order.
-		wk.buf = wk.buf[:0]
-		t := wk.cur.admittedAt
-		for wk.cur != nil && wk.cur.admittedAt == t {
-			wk.buf = append(wk.buf, wk.cur)
-			wk.cur = wk.cur.prev
-		}
-		if len(wk.buf) > 1 {
-			slices.SortFunc(wk.buf, func(a, b *Workload) int { return cmp.Compare(a.Seq, b.Seq) })
-		}
-		wk.bufPos = 0
+		// The level is kept in walk order (victimIndex.add).
+		wk.head, wk.cur = wk.cur, wk.cur.prev
+		return
 	}
 }
 

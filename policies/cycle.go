@@ -135,16 +135,18 @@ func (c *Core) classicalBefore(a, b *entry) bool {
 
 // tournamentPick chooses the next entry under fair sharing.
 func (c *Core) tournamentPick(entries []entry, done []bool) int {
-	first := -1
+	first, left := -1, 0
 	for i := range entries {
 		if !done[i] {
-			first = i
-			break
+			if first < 0 {
+				first = i
+			}
+			left++
 		}
 	}
 	t := c.tree
-	if t.nodes[entries[first].qn].parent < 0 {
-		return first
+	if left == 1 || t.nodes[entries[first].qn].parent < 0 {
+		return first // a lone entry wins any tournament
 	}
 	// byNode: the entry of each queue node still in play, -1 for none.
 	if len(c.byNode) != len(t.nodes) {

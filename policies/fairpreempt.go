@@ -408,9 +408,15 @@ var defaultStrategies = []FairStrategy{LessThanOrEqualToFinalShare, LessThanInit
 // now, the search would take nobody.
 func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []FairStrategy) bool {
 	t := c.tree
-	siblings := true
-	for _, qn := range borrowers {
-		siblings = siblings && t.parentOf[qn] == t.parentOf[e.qn]
+	// Borrowers share the preemptor's root; under a root without child
+	// cohorts every team is a sibling of every other.
+	root := t.rootOf[e.qn]
+	siblings := len(t.nodes[root].cohorts) == 0 && t.parentOf[e.qn] == root
+	if !siblings {
+		siblings = true
+		for _, qn := range borrowers {
+			siblings = siblings && t.parentOf[qn] == t.parentOf[e.qn]
+		}
 	}
 	// With every borrower a sibling, the preemptor's share after admission
 	// is read off its own node: the tree (and the shares cached on it) is

@@ -1,0 +1,291 @@
+package policies
+
+// Choosing an instance type (flavor) for one podset and resource group:
+// each flavor in the job's order is rated against quota and nodes
+// (rateFlavor), those that need preemption get a victim search
+// (searchFlavor), and the best by Kueue's preference wins (better).
+
+// chooseFlavor returns the best flavor for podset pi in group g, or one
+// with f = -1 and mode modeNoFit when no flavor applies; the reasons each
+// flavor gave are added to e.
+func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) flavorChoice {
+	w := e.w
+	spec := &c.m.Queues[e.q]
+	pob := spec.Fungibility.PreemptionOverBorrowing
+	var flv [16]int
+	var best flavorChoice
+	haveBest := false
+	fold := func(ch *flavorChoice) {
+		e.addWhy(ch.why)
+		if !haveBest || better(ch, &best, pob) {
+			best, haveBest = *ch, true
+		}
+	}
+	// A flavor that needs preemption cannot beat one where the job
+	// fits (unless preemption is preferred to borrowing), nor one
+	// that reclaims without borrowing: whatever its search found,
+	// better() would keep the best so far.
+	skipSearch := func() bool {
+		return haveBest && ((best.mode == modeFit && !pob) || (best.mode == modeReclaim && best.borrow == 0))
+	}
+	// Unless a found victim ends the search over flavors, searches
+	// wait until every flavor is rated: a later flavor where the job
+	// fits makes them moot.
+	lazy := !spec.Fungibility.WhenCanPreemptStop
+	var rated [8]ratedFlavor
+	seen := rated[:0]
+	for _, f := range c.flavorOrder(w, g, flv[:0]) {
+		if !forcedAllows(w, g, f) {
+			continue
+		}
+		ch, search := c.rateFlavor(e, pi, g, f, acc)
+		if search && !lazy {
+			ch = c.searchFlavor(e, pi, g, acc, ch, skipSearch())
+		}
+		if lazy {
+			seen = append(seen, ratedFlavor{ch, search})
+		} else {
+			fold(&ch)
+		}
+		if search {
+			if !lazy && (ch.mode == modePreempt || ch.mode == modeReclaim) {
+				break // the first flavor with victims ends the search
+			}
+			continue
+		}
+		if ch.mode == modeFit && (ch.borrow == 0 || !spec.Fungibility.WhenCanBorrowTryNext) {
+			break
+		}
+	}
+	if lazy {
+		moot := false
+		for i := range seen {
+			if ch := &seen[i].ch; !seen[i].search && ch.mode == modeFit && (!pob || ch.borrow == 0) {
+				moot = true
+			}
+		}
+		for i := range seen {
+			if seen[i].search {
+				if moot {
+					continue
+				}
+				seen[i].ch = c.searchFlavor(e, pi, g, acc, seen[i].ch, skipSearch())
+			}
+			fold(&seen[i].ch)
+		}
+	}
+	if !haveBest {
+		best = flavorChoice{f: -1, mode: modeNoFit}
+		e.addWhy(why{code: whyNoType, f: -1, r: -1})
+	}
+	return best
+}
+
+// ratedFlavor is a flavor's rating, and whether it still needs a search.
+type ratedFlavor struct {
+	ch     flavorChoice
+	search bool
+}
+
+// rateFlavor classifies one flavor for one podset short of looking for
+// victims; it reports whether the flavor needs preemption, so that
+// searchFlavor must finish it.
+func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsage) (flavorChoice, bool) {
+	w := e.w
+	t := c.tree
+	nR := len(c.m.Resources)
+	ch := flavorChoice{f: f, mode: modeFit}
+	n := c.need(w.shape, f)
+	if !n.ok {
+		return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNotPlaceable, f: f, r: -1}}, false
+	}
+	qnode := &t.nodes[e.qn]
+	preemptPossible := true
+	frs := c.scratch.frs[:0] // needed flavor-resources; copied out if kept
+	for _, r := range g.Resources {
+		req := n.podsets[pi][r]
+		if req <= 0 {
+			continue
+		}
+		fr := f*nR + r
+		if !qnode.declared[fr] {
+			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNoQuota, f: f, r: r}}, false
+		}
+		val := acc.get(fr) + req
+		if pa := t.potentialAvailable(e.qn, fr); val > pa {
+			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNeverFits, f: f, r: r, val: val, avail: pa}}, false
+		}
+		if val <= t.queueAvailable(e.qn, fr) {
+			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, fr, val))
+			continue
+		}
+		frs = append(frs, fr)
+		if !(val <= qnode.quota[fr].Nominal || c.mayReclaimInHierarchy(e.qn, fr, val) || c.canPreemptWhileBorrowing(e.q)) {
+			preemptPossible = false
+			ch.why = why{code: whyNoPreemption, f: f, r: r, val: val, avail: t.queueAvailable(e.qn, fr)}
+		}
+		if ch.mode == modeFit {
+			ch.mode = modePreempt
+		}
+	}
+	// Room on nodes, where they are modelled.
+	if p := c.pools[f]; p != nil && ch.mode == modeFit && !p.fits(n.place) {
+		ch.mode = modePreempt
+		if fs := &c.m.Flavors[f]; fs.AccelResource >= 0 {
+			frs = append(frs, f*nR+fs.AccelResource)
+		}
+	}
+	c.scratch.frs = frs[:0]
+	if ch.mode == modeFit {
+		return ch, false
+	}
+	ch.frsNeed = c.keepFRs(w.nomEntry, frs)
+	if !preemptPossible {
+		ch.mode = modeNoFit
+		return ch, false
+	}
+	return ch, true
+}
+
+// searchFlavor finishes rating a flavor that needs preemption: it looks for
+// victims (single-podset jobs; others get targets for their whole
+// assignment later). With skip, the flavor is reported as having none
+// without looking (the caller already has a better choice).
+func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch flavorChoice, skip bool) flavorChoice {
+	w, f := e.w, ch.f
+	if skip {
+		ch.mode = modeNoCandidates
+		return ch
+	}
+	if w.shape.generic || len(e.w.shape.req.PodSets) == 1 {
+		sub := &c.sub // the search for one flavor; reused, it never outlives the call
+		*sub = entry{w: w, q: e.q, qn: e.qn, frsNeed: ch.frsNeed, flavor: f}
+		sub.usage = c.usageFor(w, pi, g, f, acc, c.scratch.subUsage[:0])
+		c.scratch.subUsage = sub.usage[:0]
+		if p := c.pools[f]; p != nil {
+			sub.placeNeed = c.need(w.shape, f).place
+		}
+		ch.targets = c.findTargets(sub)
+		if len(ch.targets) == 0 {
+			ch.mode = modeNoCandidates
+			ch.why = why{code: whyNoCandidates, f: f, r: -1}
+			return ch
+		}
+		ch.mode = modeReclaim
+		for _, tg := range ch.targets {
+			if tg.w.Queue == e.q {
+				ch.mode = modePreempt
+			}
+		}
+		ch.borrow = c.borrowAfter(e, sub.usage, ch.targets)
+	}
+	return ch
+}
+
+// borrowAfter is the borrowing level of usage in e's queue once targets are
+// gone. Under a root cohort it reads the queue's own usage less its own
+// targets (the level is 0 or the root's height, whatever the root holds);
+// deeper trees move the targets out of the tree for the question.
+func (c *Core) borrowAfter(e *entry, usage []frQty, targets []target) int {
+	if p := c.tree.parentOf[e.qn]; p >= 0 && c.tree.parentOf[p] < 0 {
+		return c.borrowAfterUnderRoot(e, usage, targets)
+	}
+	return c.borrowAfterInTree(e, usage, targets)
+}
+
+func (c *Core) borrowAfterUnderRoot(e *entry, usage []frQty, targets []target) int {
+	t := c.tree
+	nd, root := &t.nodes[e.qn], &t.nodes[t.parentOf[e.qn]]
+	b := 0
+	for _, u := range usage {
+		own := Qty(0)
+		for _, tg := range targets {
+			if tg.w.Queue == e.q {
+				own += usageOf(tg.w.usage, u.fr)
+			}
+		}
+		if nd.usage[u.fr]-own+u.q > nd.subtree[u.fr] {
+			b = max(b, root.height)
+		}
+	}
+	return b
+}
+
+func (c *Core) borrowAfterInTree(e *entry, usage []frQty, targets []target) int {
+	t := c.tree
+	b := 0
+	c.treeRemove(targets)
+	for _, u := range usage {
+		b = max(b, t.lowestSubtreeHeightThatFits(e.qn, u.fr, u.q))
+	}
+	c.treeRestore(targets)
+	return b
+}
+
+// better reports whether a is preferred to b (Kueue isPreferred).
+func better(a, b *flavorChoice, pob bool) bool {
+	if b == nil {
+		return true
+	}
+	if a.mode == modeNoFit || b.mode == modeNoFit || a.mode == modeNoCandidates || b.mode == modeNoCandidates {
+		return a.mode > b.mode
+	}
+	if pob {
+		if a.borrow != b.borrow {
+			return a.borrow < b.borrow
+		}
+		return a.mode > b.mode
+	}
+	if a.mode != b.mode {
+		return a.mode > b.mode
+	}
+	return a.borrow < b.borrow
+}
+
+// flavorOrder lists the flavors of a group a job may try, in order.
+func (c *Core) flavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {
+	buf = buf[:0]
+	if w.Req.Compatible != nil {
+		for _, f := range w.Req.Compatible {
+			for _, fq := range g.Flavors {
+				if fq.Flavor == f {
+					buf = append(buf, f)
+					break
+				}
+			}
+		}
+		return buf
+	}
+	for _, fq := range g.Flavors {
+		buf = append(buf, fq.Flavor)
+	}
+	return buf
+}
+
+// usageFor is the job's usage with podset pi of group g on flavor f, added
+// to u (the caller's buffer).
+func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc accUsage, u []frQty) []frQty {
+	nR := len(c.m.Resources)
+	n := c.need(w.shape, f)
+	for _, x := range acc {
+		if x.fr/nR != f {
+			u = append(u, x)
+		}
+	}
+	for _, r := range g.Resources {
+		if v := n.podsets[pi][r]; v > 0 {
+			u = append(u, frQty{f*nR + r, acc.get(f*nR+r) + v})
+		}
+	}
+	return u
+}
+
+// forcedAllows applies a snapshot's forced flavor per resource.
+func forcedAllows(w *Workload, g *ResourceGroup, f int) bool {
+	for _, r := range g.Resources {
+		if ff, ok := w.ForcedFlavors[r]; ok && ff != f {
+			return false
+		}
+	}
+	return true
+}

@@ -119,7 +119,7 @@ func (o *fairOrdering) nextIn(cohort int) int {
 		qs = o.live
 	}
 	for _, qn := range qs {
-		if o.w.prunedQ[qn] || t.parentOf[qn] != cohort {
+		if o.w.prunedQ[qn] || t.nodes[qn].parent != cohort {
 			continue
 		}
 		d := c.shareOf(qn)
@@ -288,7 +288,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	// whole usage lands on its own node).
 	withinNominal := true
 	for _, fr := range e.frsNeed {
-		if t.borrowingWith(e.qn, fr, usageOf(e.usage, fr)) {
+		if t.borrowingWith(e.qn, fr, accUsage(e.usage).get(fr)) {
 			withinNominal = false
 		}
 	}
@@ -314,7 +314,6 @@ func (c *Core) fairTargets(e *entry) []target {
 	targets := w.targets[:0]
 	defer func() { w.targets = targets[:0] }()
 	fit := false
-	check := func() bool { return c.fitsOwnUsageIn(e) }
 	// Only the first candidate of each team that failed the first rule
 	// matters to the second, which takes one candidate per team.
 	anyRetry := false
@@ -331,7 +330,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	take := func(x *Workload, reason string) {
 		c.removeTarget(x)
 		targets = append(targets, target{x, reason})
-		fit = check()
+		fit = c.fitsOwnUsageIn(e)
 	}
 	for qn := ord.next(); qn >= 0 && !fit; qn = ord.next() {
 		if qn == e.qn {
@@ -411,11 +410,11 @@ func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []
 	// Borrowers share the preemptor's root; under a root without child
 	// cohorts every team is a sibling of every other.
 	root := t.rootOf[e.qn]
-	siblings := len(t.nodes[root].cohorts) == 0 && t.parentOf[e.qn] == root
+	siblings := len(t.nodes[root].cohorts) == 0 && t.nodes[e.qn].parent == root
 	if !siblings {
 		siblings = true
 		for _, qn := range borrowers {
-			siblings = siblings && t.parentOf[qn] == t.parentOf[e.qn]
+			siblings = siblings && t.nodes[qn].parent == t.nodes[e.qn].parent
 		}
 	}
 	// With every borrower a sibling, the preemptor's share after admission
@@ -448,16 +447,6 @@ func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []
 		}
 	}
 	return false
-}
-
-// usageOf is the quantity of fr in a usage list (0 when absent).
-func usageOf(u []frQty, fr int) Qty {
-	for _, x := range u {
-		if x.fr == fr {
-			return x.q
-		}
-	}
-	return 0
 }
 
 // usageOn is a job's usage of the one needed flavor-resource it uses, or -1

@@ -187,7 +187,7 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 // targets (the level is 0 or the root's height, whatever the root holds);
 // deeper trees move the targets out of the tree for the question.
 func (c *Core) borrowAfter(e *entry, usage []frQty, targets []target) int {
-	if p := c.tree.parentOf[e.qn]; p >= 0 && c.tree.parentOf[p] < 0 {
+	if p := c.tree.nodes[e.qn].parent; p >= 0 && c.tree.nodes[p].parent < 0 {
 		return c.borrowAfterUnderRoot(e, usage, targets)
 	}
 	return c.borrowAfterInTree(e, usage, targets)
@@ -195,13 +195,13 @@ func (c *Core) borrowAfter(e *entry, usage []frQty, targets []target) int {
 
 func (c *Core) borrowAfterUnderRoot(e *entry, usage []frQty, targets []target) int {
 	t := c.tree
-	nd, root := &t.nodes[e.qn], &t.nodes[t.parentOf[e.qn]]
+	nd, root := &t.nodes[e.qn], &t.nodes[t.nodes[e.qn].parent]
 	b := 0
 	for _, u := range usage {
 		own := Qty(0)
 		for _, tg := range targets {
 			if tg.w.Queue == e.q {
-				own += usageOf(tg.w.usage, u.fr)
+				own += accUsage(tg.w.usage).get(u.fr)
 			}
 		}
 		if nd.usage[u.fr]-own+u.q > nd.subtree[u.fr] {

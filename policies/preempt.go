@@ -89,10 +89,7 @@ func (c *Core) candidateLess(a, b *Workload, q int) bool {
 			return la < lb
 		}
 	}
-	if a.admittedAt != b.admittedAt {
-		return a.admittedAt > b.admittedAt
-	}
-	return a.Seq < b.Seq
+	return admissionCmp(a, b) < 0
 }
 
 func (c *Core) classify(e *entry, w *Workload, adv bool) variant {

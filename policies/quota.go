@@ -7,23 +7,22 @@ package policies
 // Kueue's resource-node model (see ../shared/reference/kueue-semantics.md §1).
 
 type treeNode struct {
-	name      string
-	parent    int // node index, -1 = root
-	queue     int // queue index, -1 for cohorts
-	cohorts   []int
-	queues    []int // node indices of child queues
-	weight    float64
-	quota     []Quota
-	declared  []bool
-	subtree   []Qty
-	local     []Qty
-	usage     []Qty
-	borrowed  []Qty // by resource: usage above subtree quota, summed over flavors
-	height    int
-	hasParent bool
-	ver       uint64 // bumped when usage changes
-	drsVer    uint64 // ver when drsVal was computed (ver is never 0 once built)
-	drsVal    drs
+	name     string
+	parent   int // node index, -1 = root
+	queue    int // queue index, -1 for cohorts
+	cohorts  []int
+	queues   []int // node indices of child queues
+	weight   float64
+	quota    []Quota
+	declared []bool
+	subtree  []Qty
+	local    []Qty
+	usage    []Qty
+	borrowed []Qty // by resource: usage above subtree quota, summed over flavors
+	height   int
+	ver      uint64 // bumped when usage changes
+	drsVer   uint64 // ver when drsVal was computed (ver is never 0 once built)
+	drsVal   drs
 	// The share without the team's smallest job on one flavor-resource
 	// (bestCaseShare), kept while usage is unchanged: most searches ask it
 	// of teams no earlier search touched.
@@ -40,10 +39,6 @@ type quotaTree struct {
 	qNode  []int // queue index -> node index
 	cNode  []int // cohort index -> node index
 	rootOf []int // node -> root node
-	// parentOf is nodes[n].parent, kept apart so that the ordering of
-	// victim teams, which reads it for every team at every step, stays in
-	// one cache line.
-	parentOf []int
 	// lendable[n*nRes+r] is what n's parent could ever lend of resource r,
 	// over all flavors: the denominator of n's dominant resource share.
 	lendable []Qty
@@ -102,15 +97,12 @@ func newQuotaTree(m *Model) *quotaTree {
 		}
 	}
 	t.rootOf = make([]int, len(t.nodes))
-	t.parentOf = make([]int, len(t.nodes))
 	for i := range t.nodes {
-		t.parentOf[i] = t.nodes[i].parent
 		r := i
 		for t.nodes[r].parent >= 0 {
 			r = t.nodes[r].parent
 		}
 		t.rootOf[i] = r
-		t.nodes[i].hasParent = t.nodes[i].parent >= 0
 	}
 	for _, r := range t.roots() {
 		t.computeHeight(r)

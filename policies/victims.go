@@ -70,7 +70,7 @@ func (v *victimIndex) add(w *Workload, nR int) {
 	l := v.level(w.vflavor, w.Priority)
 	var after *Workload // the job just before w in walk order (toward the tail)
 	x := l.tail
-	for x != nil && (x.admittedAt > w.admittedAt || x.admittedAt == w.admittedAt && x.Seq < w.Seq) {
+	for x != nil && admissionCmp(x, w) < 0 {
 		after, x = x, x.prev
 	}
 	w.prev, w.next = x, after
@@ -116,11 +116,17 @@ func (v *victimIndex) markEvicting(w *Workload) {
 
 // evictingCmp is candidateLess between evicting jobs of one team, when
 // neither admission fair sharing nor least lost work orders them: lower
-// priority, then later admitted, then sequence.
+// priority first, then admissionCmp.
 func evictingCmp(a, b *Workload) int {
 	if a.Priority != b.Priority {
 		return cmp.Compare(a.Priority, b.Priority)
 	}
+	return admissionCmp(a, b)
+}
+
+// admissionCmp is the last step of candidate order (Kueue's
+// CandidatesOrdering): the latest admitted first, then the lowest sequence.
+func admissionCmp(a, b *Workload) int {
 	if a.admittedAt != b.admittedAt {
 		return -cmp.Compare(a.admittedAt, b.admittedAt)
 	}

@@ -7,15 +7,19 @@
 #   - end-to-end runs of the shipped 100k-, 1M- and 10M-job scenarios under
 #     fifo, priority and quota: median of BENCH_RUNS (5) for 100k and 1M, one
 #     run for 10M; then the 10M-job quota run again with every output on
-#     (--out to a temporary folder), for peak memory.
+#     (--out to a temporary folder), for peak memory;
+#   - the issue's headline under quota: a month of a 20,000-GPU fleet
+#     (median of BENCH_RUNS) and a year of it (one run).
 # Every result is one machine-readable BENCH line; a table follows.
-# BENCH_RUNS, BENCH_POLICIES and BENCH_SIZES ("100k 1m 10m") override.
+# BENCH_RUNS, BENCH_POLICIES, BENCH_SIZES ("100k 1m 10m") and BENCH_FLEET
+# ("month year"; empty to skip) override.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=bin/allot
 RUNS=${BENCH_RUNS:-5}
 POLICIES=${BENCH_POLICIES:-"fifo priority quota"}
 SIZES=${BENCH_SIZES:-"100k 1m 10m"}
+FLEET=${BENCH_FLEET-"month year"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 results=()
@@ -41,8 +45,8 @@ for fair in 0 1; do
   results+=("$line")
 done
 
-run() { # size policy runs [outputs]
-  local scenario=scenarios/bench/$1-jobs.yaml lines=() out=() tag=""
+run() { # scenario policy runs [outputs]
+  local scenario=$1 lines=() out=() tag=""
   if [ -n "${4:-}" ]; then
     out=(--out "$tmp/out")
     tag=" outputs=on"
@@ -58,22 +62,29 @@ for size in $SIZES; do
   n=$RUNS
   [ "$size" = 10m ] && n=1
   for p in $POLICIES; do
-    line=$(run "$size" "$p" "$n")
+    line=$(run "scenarios/bench/$size-jobs.yaml" "$p" "$n")
     echo "$line"
     results+=("$line")
   done
 done
 if [[ " $SIZES " == *" 10m "* ]]; then
-  line=$(run 10m quota 1 outputs)
+  line=$(run scenarios/bench/10m-jobs.yaml quota 1 outputs)
   echo "$line"
   results+=("$line")
 fi
+for span in $FLEET; do
+  n=$RUNS
+  [ "$span" = year ] && n=1
+  line=$(run "scenarios/bench/20k-gpus-$span.yaml" quota "$n")
+  echo "$line"
+  results+=("$line")
+done
 
 echo
 printf '%s\n' "${results[@]}" | awk '
   { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
   f["ns_per_decision"] != "" { printf "allot cycle %-34s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_decision"], f["runs"]; next }
   f["wall_s"] == "" { printf "%-46s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_cycle"], f["runs"]; next }
-  { printf "%-16s %-9s %8s s  %9s jobs/s  %9s events/s  %7s ns/cycle  %7s MB peak RSS  (median of %s)%s\n",
+  { printf "%-22s %-9s %8s s  %9s jobs/s  %9s events/s  %7s ns/cycle  %7s MB peak RSS  (median of %s)%s\n",
       f["name"], f["policy"], f["wall_s"], f["jobs_per_s"], f["events_per_s"], f["ns_per_cycle"], f["peak_rss_mb"], f["runs"],
       (f["outputs"] == "on" ? ", with every output" : "") }'

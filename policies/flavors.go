@@ -28,6 +28,15 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 	skipSearch := func() bool {
 		return haveBest && ((best.mode == modeFit && !pob) || (best.mode == modeReclaim && best.borrow == 0))
 	}
+	// Against a best that reclaims at some borrowing level, a flavor can
+	// only win by reclaiming at a lower one (a tie keeps the earlier
+	// flavor): searchFlavor skips one that cannot.
+	reclaimBar := func() int {
+		if haveBest && !pob && best.mode == modeReclaim {
+			return best.borrow
+		}
+		return -1
+	}
 	// Unless a found victim ends the search over flavors, searches
 	// wait until every flavor is rated: a later flavor where the job
 	// fits makes them moot.
@@ -40,7 +49,7 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 		}
 		ch, search := c.rateFlavor(e, pi, g, f, acc)
 		if search && !lazy {
-			ch = c.searchFlavor(e, pi, g, acc, ch, skipSearch())
+			ch = c.searchFlavor(e, pi, g, acc, ch, skipSearch(), reclaimBar())
 		}
 		if lazy {
 			seen = append(seen, ratedFlavor{ch, search})
@@ -69,7 +78,7 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 				if moot {
 					continue
 				}
-				seen[i].ch = c.searchFlavor(e, pi, g, acc, seen[i].ch, skipSearch())
+				seen[i].ch = c.searchFlavor(e, pi, g, acc, seen[i].ch, skipSearch(), reclaimBar())
 			}
 			fold(&seen[i].ch)
 		}
@@ -150,8 +159,10 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 // searchFlavor finishes rating a flavor that needs preemption: it looks for
 // victims (single-podset jobs; others get targets for their whole
 // assignment later). With skip, the flavor is reported as having none
-// without looking (the caller already has a better choice).
-func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch flavorChoice, skip bool) flavorChoice {
+// without looking (the caller already has a better choice); so it is when
+// victims in other teams would leave the job borrowing at level bar or
+// above (bar < 0: no such bar).
+func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch flavorChoice, skip bool, bar int) flavorChoice {
 	w, f := e.w, ch.f
 	if skip {
 		ch.mode = modeNoCandidates
@@ -162,6 +173,10 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		*sub = entry{w: w, q: e.q, qn: e.qn, frsNeed: ch.frsNeed, flavor: f}
 		sub.usage = c.usageFor(w, pi, g, f, acc, c.scratch.subUsage[:0])
 		c.scratch.subUsage = sub.usage[:0]
+		if bar >= 0 && c.reclaimBorrowAtLeast(e, sub.usage, bar) {
+			ch.mode = modeNoCandidates
+			return ch
+		}
 		if p := c.pools[f]; p != nil {
 			sub.placeNeed = c.need(w.shape, f).place
 		}
@@ -191,6 +206,17 @@ func (c *Core) borrowAfter(e *entry, usage []frQty, targets []target) int {
 		return c.borrowAfterUnderRoot(e, usage, targets)
 	}
 	return c.borrowAfterInTree(e, usage, targets)
+}
+
+// reclaimBorrowAtLeast says whether usage, admitted once victims in other
+// teams are gone, would borrow at level bar or above. Under a root cohort
+// such victims leave the queue's own usage, and so its level, as it is;
+// deeper, they could free room in a cohort between, so no answer is given.
+func (c *Core) reclaimBorrowAtLeast(e *entry, usage []frQty, bar int) bool {
+	if p := c.tree.nodes[e.qn].parent; p < 0 || c.tree.nodes[p].parent >= 0 {
+		return false
+	}
+	return c.borrowAfterUnderRoot(e, usage, nil) >= bar
 }
 
 func (c *Core) borrowAfterUnderRoot(e *entry, usage []frQty, targets []target) int {

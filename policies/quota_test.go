@@ -156,3 +156,40 @@ policy: {kind: quota, fallback: preempt-first, idle_allocation: first-come}
 }
 
 var _ = policies.Milli
+
+// Between two types where the job can only get in by taking other teams'
+// jobs, the one that leaves it borrowing less wins; at the same level the
+// earlier type in its list wins (Kueue's flavor preference). So a later
+// type is worth searching only if it could leave the job within quota.
+func TestAnEarlierTypeThatReclaimsWinsUnlessALaterOneKeepsTheJobWithinQuota(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		p4dNodes   int
+		quotaP4d   int
+		wantVictim string
+	}{
+		// a's 8 GPUs borrow on either type: the first, p5, wins.
+		{"both borrow", 1, 4, "b-p5:InCohortFairSharing"},
+		// On p4d they fit a's own quota: p4d wins, though it comes second.
+		{"second within quota", 2, 8, "b-p4d-1:InCohortReclamation"},
+	} {
+		f := newFixture(t, fmt.Sprintf(`
+name: t
+fleet:
+  nodes: [{type: p5.48xlarge, count: 1}, {type: p4d.24xlarge, count: %d}]
+teams:
+  - {name: a, quota: {p5.48xlarge: 4, p4d.24xlarge: %d}}
+  - {name: b, quota: {p5.48xlarge: 4, p4d.24xlarge: %d}}
+priority_classes: [{name: normal, value: 1}]
+policy: {kind: quota, fallback: try-next-type, idle_allocation: fair-share, reclaim: any}
+`, tc.p4dNodes, tc.quotaP4d, tc.quotaP4d))
+		f.submit(job{name: "b-p5", team: "b", class: "normal", acc: 8, types: []string{"p5.48xlarge"}})
+		for i := 1; i <= tc.p4dNodes; i++ {
+			f.submit(job{name: fmt.Sprintf("b-p4d-%d", i), team: "b", class: "normal", acc: 8, types: []string{"p4d.24xlarge"}})
+		}
+		f.untilQuiet(0)
+		f.submit(job{name: "a", team: "a", class: "normal", acc: 8, types: []string{"p5.48xlarge", "p4d.24xlarge"}, at: 1})
+		_, pre := f.step(1)
+		eq(t, tc.name, pre, []string{tc.wantVictim})
+	}
+}

@@ -38,6 +38,7 @@ type fairWork struct {
 	live      []int
 	lazy      []bool
 	borrowers []int
+	byShare   []teamShare
 	targets   []target // grows during a search; the result is copied out
 }
 

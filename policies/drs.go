@@ -88,7 +88,7 @@ func (c *Core) shareWith(n int, delta []frQty, sign Qty) drs {
 		borrowed = append(buf[:0], nd.borrowed...)
 		for _, w := range delta {
 			fr := w.fr
-			borrowed[fr%nR] += max(0, nd.usage[fr]+sign*w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
+			borrowed[t.resOf[fr]] += max(0, nd.usage[fr]+sign*w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
 		}
 	}
 	var best float64 = -1

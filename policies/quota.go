@@ -36,6 +36,7 @@ type quotaTree struct {
 	nodes  []treeNode
 	nRes   int
 	nFR    int
+	resOf  []int // flavor-resource -> resource (fr % nRes, without a division)
 	qNode  []int // queue index -> node index
 	cNode  []int // cohort index -> node index
 	rootOf []int // node -> root node
@@ -50,7 +51,10 @@ type quotaTree struct {
 
 func newQuotaTree(m *Model) *quotaTree {
 	nR, nF := len(m.Resources), len(m.Flavors)
-	t := &quotaTree{nRes: nR, nFR: nR * nF}
+	t := &quotaTree{nRes: nR, nFR: nR * nF, resOf: make([]int, nR*nF)}
+	for fr := range t.resOf {
+		t.resOf[fr] = fr % nR
+	}
 	newNode := func(name string, weight float64) int {
 		t.nodes = append(t.nodes, treeNode{
 			name: name, parent: -1, queue: -1, weight: weight,
@@ -205,7 +209,7 @@ func (t *quotaTree) setUsage(nd *treeNode, fr int, u Qty) {
 	if was <= sub && u <= sub { // within quota before and after: nothing borrowed changes
 		return
 	}
-	nd.borrowed[fr%t.nRes] += max(0, u-sub) - max(0, was-sub)
+	nd.borrowed[t.resOf[fr]] += max(0, u-sub) - max(0, was-sub)
 	if (was > sub) != (u > sub) && nd.queue >= 0 {
 		t.over[fr][nd.queue>>6] ^= 1 << (uint(nd.queue) & 63)
 	}

@@ -282,10 +282,10 @@ func (c *Core) process(e *entry, now float64) bool {
 				overlap = true
 			}
 		}
-		c.removeClaimedQuota()
+		c.removeClaimedQuota(e)
 		if overlap {
 			ok := c.fits(e, true)
-			c.restoreClaimedQuota()
+			c.restoreClaimedQuota(e)
 			if ok {
 				c.reserveFull(e)
 				w.waiting = true
@@ -299,7 +299,7 @@ func (c *Core) process(e *entry, now float64) bool {
 		c.removeTargetsQuota(e.targets)
 		ok := c.quotaFitsOnly(e)
 		c.restoreTargetsQuota(e.targets)
-		c.restoreClaimedQuota()
+		c.restoreClaimedQuota(e)
 		if !ok {
 			w.lastReason = "no longer fits after other admissions this cycle"
 			return false
@@ -326,9 +326,9 @@ func (c *Core) process(e *entry, now float64) bool {
 		return issued
 	}
 	// Fit.
-	c.removeClaimedQuota()
+	c.removeClaimedQuota(e)
 	ok := c.quotaFitsOnly(e)
-	c.restoreClaimedQuota()
+	c.restoreClaimedQuota(e)
 	var pl placement
 	if ok && e.flavor >= 0 && c.pools[e.flavor] != nil {
 		pl.nodes = w.place.nodes[:0]
@@ -363,16 +363,35 @@ func (c *Core) quotaFitsOnly(e *entry) bool {
 	return true
 }
 
-func (c *Core) removeClaimedQuota() {
+// removeClaimedQuota takes out of the tree, for a question about e's quota,
+// the usage of the jobs claimed as victims this cycle; jobs on none of e's
+// flavor-resources cannot change the answer and are left in.
+func (c *Core) removeClaimedQuota(e *entry) {
 	for _, w := range c.claimedList {
-		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
+		if sharesFR(w.usage, e.usage) {
+			c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
+		}
 	}
 }
 
-func (c *Core) restoreClaimedQuota() {
+func (c *Core) restoreClaimedQuota(e *entry) {
 	for _, w := range c.claimedList {
-		c.tree.addAll(c.tree.qNode[w.Queue], w.usage)
+		if sharesFR(w.usage, e.usage) {
+			c.tree.addAll(c.tree.qNode[w.Queue], w.usage)
+		}
 	}
+}
+
+// sharesFR says whether two usages have a flavor-resource in common.
+func sharesFR(a, b []frQty) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.fr == y.fr {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *Core) removeTargetsQuota(ts []target) {

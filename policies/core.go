@@ -53,7 +53,8 @@ type scratch struct {
 	rem      []frQty
 	rem2     []frQty
 	targets  []target
-	subUsage []frQty // a one-flavor search's usage; never outlives it
+	subUsage []frQty       // a one-flavor search's usage; never outlives it
+	rated    []ratedFlavor // chooseFlavor's ratings of one podset's flavors
 	frs      []int
 	frsNeed  []int
 	asg      [][]int

@@ -41,15 +41,15 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 	// wait until every flavor is rated: a later flavor where the job
 	// fits makes them moot.
 	lazy := !spec.Fungibility.WhenCanPreemptStop
-	var rated [8]ratedFlavor
-	seen := rated[:0]
+	seen := c.scratch.rated[:0] // chooseFlavor never runs inside itself
+	defer func() { c.scratch.rated = seen[:0] }()
 	for _, f := range c.flavorOrder(w, g, flv[:0]) {
 		if !forcedAllows(w, g, f) {
 			continue
 		}
 		ch, search := c.rateFlavor(e, pi, g, f, acc)
 		if search && !lazy {
-			ch = c.searchFlavor(e, pi, g, acc, ch, skipSearch(), reclaimBar())
+			c.searchFlavor(e, pi, g, acc, &ch, skipSearch(), reclaimBar())
 		}
 		if lazy {
 			seen = append(seen, ratedFlavor{ch, search})
@@ -78,7 +78,7 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 				if moot {
 					continue
 				}
-				seen[i].ch = c.searchFlavor(e, pi, g, acc, seen[i].ch, skipSearch(), reclaimBar())
+				c.searchFlavor(e, pi, g, acc, &seen[i].ch, skipSearch(), reclaimBar())
 			}
 			fold(&seen[i].ch)
 		}
@@ -162,11 +162,11 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 // without looking (the caller already has a better choice); so it is when
 // victims in other teams would leave the job borrowing at level bar or
 // above (bar < 0: no such bar).
-func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch flavorChoice, skip bool, bar int) flavorChoice {
+func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch *flavorChoice, skip bool, bar int) {
 	w, f := e.w, ch.f
 	if skip {
 		ch.mode = modeNoCandidates
-		return ch
+		return
 	}
 	if w.shape.generic || len(e.w.shape.req.PodSets) == 1 {
 		sub := &c.sub // the search for one flavor; reused, it never outlives the call
@@ -175,7 +175,7 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		c.scratch.subUsage = sub.usage[:0]
 		if bar >= 0 && c.reclaimBorrowAtLeast(e, sub.usage, bar) {
 			ch.mode = modeNoCandidates
-			return ch
+			return
 		}
 		if p := c.pools[f]; p != nil {
 			sub.placeNeed = c.need(w.shape, f).place
@@ -184,7 +184,7 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		if len(ch.targets) == 0 {
 			ch.mode = modeNoCandidates
 			ch.why = why{code: whyNoCandidates, f: f, r: -1}
-			return ch
+			return
 		}
 		ch.mode = modeReclaim
 		for _, tg := range ch.targets {
@@ -194,7 +194,6 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		}
 		ch.borrow = c.borrowAfter(e, sub.usage, ch.targets)
 	}
-	return ch
 }
 
 // borrowAfter is the borrowing level of usage in e's queue once targets are

@@ -84,8 +84,9 @@ func searchesSkippedOnRandomStates(t *testing.T, deep bool) {
 				if !search {
 					continue
 				}
-				full := c.searchFlavor(e, 0, g, nil, ch, false, -1)
-				got := c.searchFlavor(e, 0, g, nil, ch, false, root)
+				full, got := ch, ch
+				c.searchFlavor(e, 0, g, nil, &full, false, -1)
+				c.searchFlavor(e, 0, g, nil, &got, false, root)
 				bar := flavorChoice{f: -1, mode: modeReclaim, borrow: root}
 				switch {
 				case got.mode == modeNoCandidates && full.mode != modeNoCandidates:

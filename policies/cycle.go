@@ -282,10 +282,15 @@ func (c *Core) process(e *entry, now float64) bool {
 				overlap = true
 			}
 		}
-		c.removeClaimedQuota(e)
+		// Taking usage out of the tree only makes room, so a head that
+		// fits as things stand is not asked again with victims taken out.
 		if overlap {
 			ok := c.fits(e, true)
-			c.restoreClaimedQuota(e)
+			if !ok {
+				c.removeClaimedQuota(e)
+				ok = c.fits(e, true)
+				c.restoreClaimedQuota(e)
+			}
 			if ok {
 				c.reserveFull(e)
 				w.waiting = true
@@ -296,10 +301,14 @@ func (c *Core) process(e *entry, now float64) bool {
 			w.lastReason = "its preemption targets were taken by another job this cycle"
 			return false
 		}
-		c.removeTargetsQuota(e.targets)
 		ok := c.quotaFitsOnly(e)
-		c.restoreTargetsQuota(e.targets)
-		c.restoreClaimedQuota(e)
+		if !ok {
+			c.removeClaimedQuota(e)
+			c.removeTargetsQuota(e.targets)
+			ok = c.quotaFitsOnly(e)
+			c.restoreTargetsQuota(e.targets)
+			c.restoreClaimedQuota(e)
+		}
 		if !ok {
 			w.lastReason = "no longer fits after other admissions this cycle"
 			return false
@@ -326,9 +335,12 @@ func (c *Core) process(e *entry, now float64) bool {
 		return issued
 	}
 	// Fit.
-	c.removeClaimedQuota(e)
 	ok := c.quotaFitsOnly(e)
-	c.restoreClaimedQuota(e)
+	if !ok {
+		c.removeClaimedQuota(e)
+		ok = c.quotaFitsOnly(e)
+		c.restoreClaimedQuota(e)
+	}
 	var pl placement
 	if ok && e.flavor >= 0 && c.pools[e.flavor] != nil {
 		pl.nodes = w.place.nodes[:0]

@@ -113,3 +113,35 @@ func TestBorrowingLevelAfterVictimsUnderARootMatchesTheTree(t *testing.T) {
 		}
 	}
 }
+
+// Taking usage out of the tree never lowers what any team can take: a head
+// that fits as things stand fits with victims taken out too, so process
+// asks again only when it does not.
+func TestRemovingUsageNeverLowersAvailability(t *testing.T) {
+	tr := newQuotaTree(treeModel())
+	rng := rand.New(rand.NewPCG(13, 3))
+	const fr = 0
+	for trial := range 2000 {
+		for qi := range tr.qNode {
+			n := tr.qNode[qi]
+			if u := tr.nodes[n].usage[fr]; u > 0 {
+				tr.removeUsage(n, fr, u)
+			}
+			tr.addUsage(n, fr, Qty(rng.IntN(12))*Milli)
+		}
+		before := make([]Qty, len(tr.qNode))
+		for qi, n := range tr.qNode {
+			before[qi] = tr.queueAvailable(n, fr)
+		}
+		from := tr.qNode[rng.IntN(len(tr.qNode))]
+		d := Qty(rng.IntN(int(tr.nodes[from].usage[fr]/Milli)+1)) * Milli
+		tr.removeUsage(from, fr, d)
+		for qi, n := range tr.qNode {
+			if after := tr.queueAvailable(n, fr); after < before[qi] {
+				t.Fatalf("trial %d: removing %d from node %d lowered team %d's availability from %d to %d",
+					trial, d/Milli, from, qi, before[qi]/Milli, after/Milli)
+			}
+		}
+		tr.addUsage(from, fr, d)
+	}
+}

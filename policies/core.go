@@ -27,6 +27,7 @@ type Core struct {
 	spareEntries []*entry
 	soleAsg      [][][]int // by flavor: every podset on that flavor, shared by whole-job starts
 	soleFR       [][]int   // by flavor-resource: the one-element list of it, shared by nominations
+	withPending  []uint64  // bit q set while queue q has pending jobs: a cycle visits only those
 
 	fw *fairWork
 	// Scratch reused by every cycle.
@@ -71,6 +72,7 @@ func NewCore(m *Model) (*Core, error) {
 	c.tree = newQuotaTree(m)
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))
+	c.withPending = make([]uint64, (len(m.Queues)+63)/64)
 	for i := range c.queues {
 		c.queues[i].noVictims = m.Kind == KindFIFO || m.Kind == KindPriority
 		c.queues[i].byKey = map[subKey]*subQueue{}
@@ -204,6 +206,7 @@ func (c *Core) enqueue(w *Workload) {
 		c.batch.push(w)
 	default:
 		c.queues[w.Queue].push(w, c.m.Queues[w.Queue].FirstCome)
+		c.withPending[w.Queue>>6] |= 1 << (uint(w.Queue) & 63)
 	}
 }
 
@@ -219,6 +222,9 @@ func (c *Core) dequeue(w *Workload) {
 		c.batch.remove(w)
 	default:
 		c.queues[w.Queue].remove(w, c.m.Queues[w.Queue].FirstCome)
+		if c.queues[w.Queue].pending == 0 {
+			c.withPending[w.Queue>>6] &^= 1 << (uint(w.Queue) & 63)
+		}
 	}
 }
 

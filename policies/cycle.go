@@ -1,6 +1,9 @@
 package policies
 
-import "sort"
+import (
+	mbits "math/bits"
+	"sort"
+)
 
 // One scheduling cycle of the quota policy (Kueue's scheduler loop): every
 // team offers its head; each head gets a flavor assignment against the same
@@ -54,12 +57,12 @@ func (c *Core) head(q int) *Workload {
 func (c *Core) quotaCycle(now float64) bool {
 	entries := c.entryBuf[:0]
 	defer func() { c.entryBuf = entries[:0] }()
-	for q := range c.queues {
-		if c.queues[q].pending == 0 {
-			continue
-		}
-		if h := c.head(q); h != nil {
-			entries = append(entries, entry{w: h, q: q, qn: c.tree.qNode[q]})
+	for wi, bits := range c.withPending {
+		for ; bits != 0; bits &= bits - 1 {
+			q := wi<<6 | mbits.TrailingZeros64(bits)
+			if h := c.head(q); h != nil {
+				entries = append(entries, entry{w: h, q: q, qn: c.tree.qNode[q]})
+			}
 		}
 	}
 	if len(entries) == 0 {

@@ -37,6 +37,10 @@ type Core struct {
 	sub      entry
 	keyBuf   []byte
 	arena    arena
+	// exhaustive turns off the shortcuts of victim searches that rest on
+	// shares among sibling teams and on flavor preference; tests set it to
+	// check that the shortcuts change no decision.
+	exhaustive bool
 	// stateVer changes whenever anything a nomination reads changes:
 	// usage, running jobs, evictions, nodes, quotas.
 	stateVer uint64

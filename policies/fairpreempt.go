@@ -224,6 +224,12 @@ func (c *Core) fairTargets(e *entry) []target {
 		targets = append(targets, target{x, reason})
 		fit = c.fitsOwnUsageIn(e)
 	}
+	// Among sibling teams, read in falling share, a team whose share is
+	// already below the preemptor's means every team after it is too: none
+	// of them can lose a job by either rule. Unless the preemptor's own team
+	// could still lower its share by losing jobs, the first round ends there
+	// (the second may still take from teams read before).
+	flat := len(t.nodes[t.rootOf[e.qn]].cohorts) == 0 && t.nodes[e.qn].parent >= 0 && !c.exhaustive
 	for qn := ord.next(); qn >= 0 && !fit; qn = ord.next() {
 		if qn == e.qn {
 			take(ord.pop(qn), ReasonInClusterQueue)
@@ -239,6 +245,9 @@ func (c *Core) fairTargets(e *entry) []target {
 		if (pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0)) ||
 			cmpDRS(pNew, tOld) > 0 || !passes(strategies[0], pNew, tOld, c.bestCaseShare(team, ta, e.frsNeed)) {
 			// No candidate of this team can pass the first rule.
+			if flat && !own && cmpDRS(pNew, tOld) > 0 {
+				break
+			}
 			addRetry(qn, ord.pop(qn))
 			src[qn] = nil
 			continue
@@ -274,6 +283,9 @@ func (c *Core) fairTargets(e *entry) []target {
 		for qn := ord2.next(); qn >= 0 && !fit; qn = ord2.next() {
 			pa, ta := c.almostLCAs(e.qn, qn)
 			pNew, tOld := c.shareOf(pa), c.shareOf(ta)
+			if flat && cmpDRS(pNew, tOld) >= 0 {
+				break // the teams after it have lower shares still
+			}
 			x := ord2.pop(qn)
 			if cmpDRS(pNew, tOld) < 0 {
 				take(x, ReasonInCohortFairSharing)

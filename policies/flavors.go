@@ -32,7 +32,7 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 	// only win by reclaiming at a lower one (a tie keeps the earlier
 	// flavor): searchFlavor skips one that cannot.
 	reclaimBar := func() int {
-		if haveBest && !pob && best.mode == modeReclaim {
+		if haveBest && !pob && best.mode == modeReclaim && !c.exhaustive {
 			return best.borrow
 		}
 		return -1

@@ -226,9 +226,10 @@ func (c *Core) fairTargets(e *entry) []target {
 	}
 	// Among sibling teams, read in falling share, a team whose share is
 	// already below the preemptor's means every team after it is too: none
-	// of them can lose a job by either rule. Unless the preemptor's own team
-	// could still lower its share by losing jobs, the first round ends there
-	// (the second may still take from teams read before).
+	// of them can lose a job by either rule, so the first round ends there
+	// (the second may still take from teams read before). The preemptor's
+	// own team, whose share is the preemptor's, would have been read first
+	// had it any candidate left, so the preemptor's share no longer moves.
 	flat := len(t.nodes[t.rootOf[e.qn]].cohorts) == 0 && t.nodes[e.qn].parent >= 0 && !c.exhaustive
 	for qn := ord.next(); qn >= 0 && !fit; qn = ord.next() {
 		if qn == e.qn {
@@ -245,7 +246,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		if (pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0)) ||
 			cmpDRS(pNew, tOld) > 0 || !passes(strategies[0], pNew, tOld, c.bestCaseShare(team, ta, e.frsNeed)) {
 			// No candidate of this team can pass the first rule.
-			if flat && !own && cmpDRS(pNew, tOld) > 0 {
+			if flat && cmpDRS(pNew, tOld) > 0 {
 				break
 			}
 			addRetry(qn, ord.pop(qn))

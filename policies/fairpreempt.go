@@ -341,13 +341,14 @@ func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []
 		if pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0) {
 			continue
 		}
-		if cmpDRS(pNew, tOld) > 0 {
+		k := cmpDRS(pNew, tOld)
+		if k > 0 {
 			continue // losing a job only lowers a share: no rule can pass
 		}
-		if passes(strategies[0], pNew, tOld, c.bestCaseShare(c.tree.nodes[qn].queue, ta, e.frsNeed)) {
-			return true
+		if k < 0 && len(strategies) > 1 {
+			return true // the second rule passes (asked first: it is cheaper)
 		}
-		if len(strategies) > 1 && cmpDRS(pNew, tOld) < 0 {
+		if passes(strategies[0], pNew, tOld, c.bestCaseShare(c.tree.nodes[qn].queue, ta, e.frsNeed)) {
 			return true
 		}
 	}

@@ -15,18 +15,7 @@ func TestTeamsSortedByShareAreVisitedInTheOrderOfAFullScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 5))
 	visits := 0
 	for trial := range 300 {
-		c, err := NewCore(twoTypeModel(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 14 {
-			w := &Workload{Name: "j", Seq: int64(i), Queue: rng.IntN(4), Priority: int32(rng.IntN(3)), Order: float64(i),
-				Req: Request{Accel: Qty(1+rng.IntN(6)) * Milli}}
-			if err := c.Submit(w); err != nil {
-				t.Fatal(err)
-			}
-			c.Schedule(float64(i))
-		}
+		c, _ := busyCore(t, rng, false, 14)
 		q := rng.IntN(4)
 		e := &entry{w: &Workload{Queue: q, Priority: 3}, q: q, qn: c.tree.qNode[q],
 			frsNeed: []int{rng.IntN(2)}, usage: []frQty{{0, Milli}}}

@@ -52,24 +52,7 @@ func searchesSkippedOnRandomStates(t *testing.T, deep bool) {
 	rng := rand.New(rand.NewPCG(3, 17))
 	skipped := 0
 	for trial := range 300 {
-		c, err := NewCore(twoTypeModel(deep))
-		if err != nil {
-			t.Fatal(err)
-		}
-		seq := int64(0)
-		submit := func(now float64) *Workload {
-			w := &Workload{Name: "j", Seq: seq, Queue: rng.IntN(4), Priority: int32(rng.IntN(3)), Order: now,
-				Req: Request{Accel: Qty(1+rng.IntN(6)) * Milli}}
-			seq++
-			if err := c.Submit(w); err != nil {
-				t.Fatal(err)
-			}
-			return w
-		}
-		for i := range 12 {
-			submit(float64(i))
-			c.Schedule(float64(i))
-		}
+		c, submit := busyCore(t, rng, deep, 12)
 		var heads []*Workload
 		for range 4 {
 			heads = append(heads, submit(20))
@@ -106,4 +89,28 @@ func searchesSkippedOnRandomStates(t *testing.T, deep bool) {
 		t.Fatal("no search was skipped: the states do not exercise the rule")
 	}
 	t.Logf("deep %v: %d searches skipped", deep, skipped)
+}
+
+// busyCore is a core of twoTypeModel after n random jobs, each scheduled as
+// it came, and a function that submits one more random job.
+func busyCore(t *testing.T, rng *rand.Rand, deep bool, n int) (*Core, func(now float64) *Workload) {
+	c, err := NewCore(twoTypeModel(deep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := int64(0)
+	submit := func(now float64) *Workload {
+		w := &Workload{Name: "j", Seq: seq, Queue: rng.IntN(4), Priority: int32(rng.IntN(3)), Order: now,
+			Req: Request{Accel: Qty(1+rng.IntN(6)) * Milli}}
+		seq++
+		if err := c.Submit(w); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	for i := range n {
+		submit(float64(i))
+		c.Schedule(float64(i))
+	}
+	return c, submit
 }

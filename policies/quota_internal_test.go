@@ -48,14 +48,7 @@ func TestAvailableLessMatchesRemovingTheUsage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	const fr = 0
 	for trial := range 2000 {
-		// A fresh mix of usage in the four teams.
-		for qi := range tr.qNode {
-			n := tr.qNode[qi]
-			if u := tr.nodes[n].usage[fr]; u > 0 {
-				tr.removeUsage(n, fr, u)
-			}
-			tr.addUsage(n, fr, Qty(rng.IntN(12))*Milli)
-		}
+		freshUsage(tr, rng, fr)
 		for qi := range tr.qNode {
 			n := tr.qNode[qi]
 			d := Qty(rng.IntN(int(tr.nodes[n].usage[fr]/Milli)+1)) * Milli
@@ -122,13 +115,7 @@ func TestRemovingUsageNeverLowersAvailability(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 3))
 	const fr = 0
 	for trial := range 2000 {
-		for qi := range tr.qNode {
-			n := tr.qNode[qi]
-			if u := tr.nodes[n].usage[fr]; u > 0 {
-				tr.removeUsage(n, fr, u)
-			}
-			tr.addUsage(n, fr, Qty(rng.IntN(12))*Milli)
-		}
+		freshUsage(tr, rng, fr)
 		before := make([]Qty, len(tr.qNode))
 		for qi, n := range tr.qNode {
 			before[qi] = tr.queueAvailable(n, fr)
@@ -143,5 +130,16 @@ func TestRemovingUsageNeverLowersAvailability(t *testing.T) {
 			}
 		}
 		tr.addUsage(from, fr, d)
+	}
+}
+
+// freshUsage gives each team of tr a new random usage of fr.
+func freshUsage(tr *quotaTree, rng *rand.Rand, fr int) {
+	for qi := range tr.qNode {
+		n := tr.qNode[qi]
+		if u := tr.nodes[n].usage[fr]; u > 0 {
+			tr.removeUsage(n, fr, u)
+		}
+		tr.addUsage(n, fr, Qty(rng.IntN(12))*Milli)
 	}
 }

@@ -11,14 +11,14 @@
 #   - the issue's headline under quota: a month of a 20,000-GPU fleet
 #     (median of BENCH_RUNS) and a year of it (one run).
 # Every result is one machine-readable BENCH line; a table follows.
-# BENCH_RUNS, BENCH_POLICIES, BENCH_SIZES ("100k 1m 10m") and BENCH_FLEET
+# BENCH_RUNS, BENCH_POLICIES, BENCH_SIZES ("100k 1m 10m"; empty to skip) and BENCH_FLEET
 # ("month year"; empty to skip) override.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=bin/allot
 RUNS=${BENCH_RUNS:-5}
 POLICIES=${BENCH_POLICIES:-"fifo priority quota"}
-SIZES=${BENCH_SIZES:-"100k 1m 10m"}
+SIZES=${BENCH_SIZES-"100k 1m 10m"}
 FLEET=${BENCH_FLEET-"month year"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -206,6 +206,11 @@ func (c *Core) childUnder(cohort, n int) int {
 
 func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
 	ca, cb := c.childUnder(cohort, a.qn), c.childUnder(cohort, b.qn)
+	if ca == a.qn && cb == b.qn { // teams: whether they borrow is cheaper to ask than their shares
+		if ba, bb := c.borrowsOnAdmission(a), c.borrowsOnAdmission(b); ba != bb {
+			return !ba
+		}
+	}
 	da, ba := c.shareOnAdmission(ca, a)
 	db, bb := c.shareOnAdmission(cb, b)
 	if ba != bb {
@@ -228,16 +233,23 @@ func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
 func (c *Core) shareOnAdmission(n int, e *entry) (drs, bool) {
 	t := c.tree
 	if n == e.qn { // its own team: no need to touch the tree
-		borrows := false
-		for _, u := range e.usage {
-			borrows = borrows || t.borrowingWith(n, u.fr, u.q)
-		}
-		return c.shareWith(n, e.usage, 1), borrows
+		return c.shareWith(n, e.usage, 1), c.borrowsOnAdmission(e)
 	}
 	t.addAll(e.qn, e.usage)
 	d, b := c.shareOf(n), c.borrowingOnUsage(n, e.usage)
 	t.removeAll(e.qn, e.usage)
 	return d, b
+}
+
+// borrowsOnAdmission says whether e's team would borrow on e's resources
+// once e is admitted.
+func (c *Core) borrowsOnAdmission(e *entry) bool {
+	for _, u := range e.usage {
+		if c.tree.borrowingWith(e.qn, u.fr, u.q) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Core) borrowingOnUsage(n int, usage []frQty) bool {

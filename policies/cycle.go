@@ -206,15 +206,21 @@ func (c *Core) childUnder(cohort, n int) int {
 
 func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
 	ca, cb := c.childUnder(cohort, a.qn), c.childUnder(cohort, b.qn)
-	if ca == a.qn && cb == b.qn { // teams: whether they borrow is cheaper to ask than their shares
+	var da, db drs
+	if ca == a.qn && cb == b.qn {
+		// Two teams: whether each would borrow is asked before, and
+		// cheaper than, their shares.
 		if ba, bb := c.borrowsOnAdmission(a), c.borrowsOnAdmission(b); ba != bb {
 			return !ba
 		}
-	}
-	da, ba := c.shareOnAdmission(ca, a)
-	db, bb := c.shareOnAdmission(cb, b)
-	if ba != bb {
-		return !ba
+		da, db = c.shareWith(a.qn, a.usage, 1), c.shareWith(b.qn, b.usage, 1)
+	} else {
+		var ba, bb bool
+		da, ba = c.shareOnAdmission(ca, a)
+		db, bb = c.shareOnAdmission(cb, b)
+		if ba != bb {
+			return !ba
+		}
 	}
 	if k := cmpDRS(da, db); k != 0 {
 		return k < 0
@@ -297,16 +303,8 @@ func (c *Core) process(e *entry, now float64) bool {
 				overlap = true
 			}
 		}
-		// Taking usage out of the tree only makes room, so a head that
-		// fits as things stand is not asked again with victims taken out.
 		if overlap {
-			ok := c.fits(e, true)
-			if !ok {
-				c.removeClaimedQuota(e)
-				ok = c.fits(e, true)
-				c.restoreClaimedQuota(e)
-			}
-			if ok {
+			if c.fitsWithVictimsOut(e, func(e *entry) bool { return c.fits(e, true) }, nil) {
 				c.reserveFull(e)
 				w.waiting = true
 				c.queues[e.q].sticky = w
@@ -316,15 +314,7 @@ func (c *Core) process(e *entry, now float64) bool {
 			w.lastReason = "its preemption targets were taken by another job this cycle"
 			return false
 		}
-		ok := c.quotaFitsOnly(e)
-		if !ok {
-			c.removeClaimedQuota(e)
-			c.removeTargetsQuota(e.targets)
-			ok = c.quotaFitsOnly(e)
-			c.restoreTargetsQuota(e.targets)
-			c.restoreClaimedQuota(e)
-		}
-		if !ok {
+		if !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
 			w.lastReason = "no longer fits after other admissions this cycle"
 			return false
 		}
@@ -350,12 +340,7 @@ func (c *Core) process(e *entry, now float64) bool {
 		return issued
 	}
 	// Fit.
-	ok := c.quotaFitsOnly(e)
-	if !ok {
-		c.removeClaimedQuota(e)
-		ok = c.quotaFitsOnly(e)
-		c.restoreClaimedQuota(e)
-	}
+	ok := c.fitsWithVictimsOut(e, c.quotaFitsOnly, nil)
 	var pl placement
 	if ok && e.flavor >= 0 && c.pools[e.flavor] != nil {
 		pl.nodes = w.place.nodes[:0]
@@ -388,6 +373,21 @@ func (c *Core) quotaFitsOnly(e *entry) bool {
 		}
 	}
 	return true
+}
+
+// fitsWithVictimsOut asks fits of e with the victims claimed this cycle and
+// e's own targets out of the tree. Taking usage out only makes room, so a
+// head that fits as things stand is not asked again.
+func (c *Core) fitsWithVictimsOut(e *entry, fits func(*entry) bool, targets []target) bool {
+	if fits(e) {
+		return true
+	}
+	c.removeClaimedQuota(e)
+	c.removeTargetsQuota(targets)
+	ok := fits(e)
+	c.restoreTargetsQuota(targets)
+	c.restoreClaimedQuota(e)
+	return ok
 }
 
 // removeClaimedQuota takes out of the tree, for a question about e's quota,

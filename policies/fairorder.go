@@ -59,7 +59,7 @@ func (o *fairOrdering) next() int {
 		return -1
 	}
 	root := t.rootOf[o.e.qn]
-	if len(t.nodes[root].cohorts) == 0 && !o.c.exhaustive {
+	if t.amongSiblings(o.e.qn) && !o.c.exhaustive {
 		return o.nextFlat(root)
 	}
 	for !o.w.prunedC[root] {

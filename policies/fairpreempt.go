@@ -115,9 +115,9 @@ func (c *Core) bestCaseShare(team, ta int, frs []int) drs {
 	qn := t.qNode[team]
 	if ta == qn {
 		nd := &t.nodes[qn]
-		if nd.bestVer != nd.ver+1 || nd.bestFR != frs[0] || nd.bestSize != m {
+		if nd.bestVer != nd.ver || nd.bestFR != frs[0] || nd.bestSize != m {
 			nd.bestVal = c.shareWithout(ta, []frQty{{frs[0], m}})
-			nd.bestVer, nd.bestFR, nd.bestSize = nd.ver+1, frs[0], m
+			nd.bestVer, nd.bestFR, nd.bestSize = nd.ver, frs[0], m
 		}
 		return nd.bestVal
 	}
@@ -230,7 +230,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	// (the second may still take from teams read before). The preemptor's
 	// own team, whose share is the preemptor's, would have been read first
 	// had it any candidate left, so the preemptor's share no longer moves.
-	flat := len(t.nodes[t.rootOf[e.qn]].cohorts) == 0 && t.nodes[e.qn].parent >= 0 && !c.exhaustive
+	flat := t.amongSiblings(e.qn) && !c.exhaustive
 	for qn := ord.next(); qn >= 0 && !fit; qn = ord.next() {
 		if qn == e.qn {
 			take(ord.pop(qn), ReasonInClusterQueue)
@@ -243,10 +243,12 @@ func (c *Core) fairTargets(e *entry) []target {
 		pa, ta := c.almostLCAs(e.qn, qn)
 		pNew, tOld := c.shareOf(pa), c.shareOf(ta)
 		team := t.nodes[qn].queue
-		if (pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0)) ||
-			cmpDRS(pNew, tOld) > 0 || !passes(strategies[0], pNew, tOld, c.bestCaseShare(team, ta, e.frsNeed)) {
+		// k > 0 includes a borrowing zero-weight preemptor against any
+		// team but another such: its share is above theirs.
+		k := cmpDRS(pNew, tOld)
+		if k > 0 || !passes(strategies[0], pNew, tOld, c.bestCaseShare(team, ta, e.frsNeed)) {
 			// No candidate of this team can pass the first rule.
-			if flat && cmpDRS(pNew, tOld) > 0 {
+			if flat && k > 0 {
 				break
 			}
 			addRetry(qn, ord.pop(qn))
@@ -284,11 +286,12 @@ func (c *Core) fairTargets(e *entry) []target {
 		for qn := ord2.next(); qn >= 0 && !fit; qn = ord2.next() {
 			pa, ta := c.almostLCAs(e.qn, qn)
 			pNew, tOld := c.shareOf(pa), c.shareOf(ta)
-			if flat && cmpDRS(pNew, tOld) >= 0 {
+			k := cmpDRS(pNew, tOld)
+			if flat && k >= 0 {
 				break // the teams after it have lower shares still
 			}
 			x := ord2.pop(qn)
-			if cmpDRS(pNew, tOld) < 0 {
+			if k < 0 {
 				take(x, ReasonInCohortFairSharing)
 			}
 			w.prunedQ[qn] = true
@@ -314,8 +317,7 @@ func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []
 	t := c.tree
 	// Borrowers share the preemptor's root; under a root without child
 	// cohorts every team is a sibling of every other.
-	root := t.rootOf[e.qn]
-	siblings := len(t.nodes[root].cohorts) == 0 && t.nodes[e.qn].parent == root
+	siblings := t.amongSiblings(e.qn)
 	if !siblings {
 		siblings = true
 		for _, qn := range borrowers {
@@ -337,9 +339,6 @@ func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []
 		pNew, tOld := pSib, c.shareOf(ta)
 		if !siblings {
 			pNew = c.shareOf(pa)
-		}
-		if pNew.borrowing && pNew.weight == 0 && !(tOld.borrowing && tOld.weight == 0) {
-			continue
 		}
 		k := cmpDRS(pNew, tOld)
 		if k > 0 {

@@ -201,7 +201,7 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 // targets (the level is 0 or the root's height, whatever the root holds);
 // deeper trees move the targets out of the tree for the question.
 func (c *Core) borrowAfter(e *entry, usage []frQty, targets []target) int {
-	if p := c.tree.nodes[e.qn].parent; p >= 0 && c.tree.nodes[p].parent < 0 {
+	if c.tree.underRoot(e.qn) {
 		return c.borrowAfterUnderRoot(e, usage, targets)
 	}
 	return c.borrowAfterInTree(e, usage, targets)
@@ -212,7 +212,7 @@ func (c *Core) borrowAfter(e *entry, usage []frQty, targets []target) int {
 // such victims leave the queue's own usage, and so its level, as it is;
 // deeper, they could free room in a cohort between, so no answer is given.
 func (c *Core) reclaimBorrowAtLeast(e *entry, usage []frQty, bar int) bool {
-	if p := c.tree.nodes[e.qn].parent; p < 0 || c.tree.nodes[p].parent >= 0 {
+	if !c.tree.underRoot(e.qn) {
 		return false
 	}
 	return c.borrowAfterUnderRoot(e, usage, nil) >= bar

@@ -285,6 +285,18 @@ func (t *quotaTree) availableLess(n, fr int, d Qty) Qty {
 	return max(0, nd.local[fr]-u) + pa
 }
 
+// underRoot says whether queue node qn hangs directly from a root cohort.
+func (t *quotaTree) underRoot(qn int) bool {
+	p := t.nodes[qn].parent
+	return p >= 0 && t.nodes[p].parent < 0
+}
+
+// amongSiblings says whether queue node qn hangs from a root without child
+// cohorts, so that every queue of its root is its sibling.
+func (t *quotaTree) amongSiblings(qn int) bool {
+	return t.underRoot(qn) && len(t.nodes[t.nodes[qn].parent].cohorts) == 0
+}
+
 // queueAvailable clamps a queue's availability at zero.
 func (t *quotaTree) queueAvailable(n, fr int) Qty { return max(0, t.available(n, fr)) }
 

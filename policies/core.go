@@ -33,13 +33,15 @@ type Core struct {
 	// Scratch reused by every cycle.
 	entryBuf []entry
 	doneBuf  []bool
+	rankBuf  []ranked
 	byNode   []int
 	sub      entry
 	keyBuf   []byte
 	arena    arena
-	// exhaustive turns off the shortcuts of victim searches that rest on
-	// shares among sibling teams and on flavor preference; tests set it to
-	// check that the shortcuts change no decision.
+	// exhaustive turns off the shortcuts that rest on shares among sibling
+	// teams and on flavor preference (in victim searches and in the order
+	// of a fair-sharing cycle); tests set it to check that the shortcuts
+	// change no decision.
 	exhaustive bool
 	// stateVer changes whenever anything a nomination reads changes:
 	// usage, running jobs, evictions, nodes, quotas.

@@ -46,9 +46,12 @@ type Core struct {
 	// stateVer changes whenever anything a nomination reads changes:
 	// usage, running jobs, evictions, nodes, quotas.
 	stateVer uint64
-	afs      *afsState
-	fifo     *fifoState
-	batch    *batchState
+	// addedThisCycle says whether a head processed in this cycle has added
+	// usage (admitted or reserved) since the cycle's nominations.
+	addedThisCycle bool
+	afs            *afsState
+	fifo           *fifoState
+	batch          *batchState
 }
 
 type reservation struct {

@@ -69,6 +69,7 @@ func (c *Core) quotaCycle(now float64) bool {
 		return false
 	}
 	c.cycles++
+	c.addedThisCycle = false
 	reuse := c.afs == nil && !c.m.PreferLeastLostWork
 	for i := range entries {
 		e := &entries[i]
@@ -171,7 +172,10 @@ func (c *Core) process(e *entry, now float64) bool {
 			w.lastReason = "its preemption targets were taken by another job this cycle"
 			return false
 		}
-		if !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
+		// A nomination with victims fits once they are gone: its search
+		// checked that against the state the cycle started from. Only
+		// usage that heads processed before it added can change that.
+		if (c.addedThisCycle || c.exhaustive) && !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
 			w.lastReason = "no longer fits after other admissions this cycle"
 			return false
 		}
@@ -214,6 +218,7 @@ func (c *Core) process(e *entry, now float64) bool {
 }
 
 func (c *Core) admit(w *Workload, e *entry, pl placement, now float64) {
+	c.addedThisCycle = true
 	c.dequeue(w)
 	w.waiting = false
 	w.lastReason, w.aside = "", nil
@@ -295,6 +300,7 @@ func (c *Core) restoreTargetsQuota(ts []target) {
 }
 
 func (c *Core) reserveFull(e *entry) {
+	c.addedThisCycle = true
 	c.tree.addAll(e.qn, e.usage) // a nomination's usage is never written: no copy
 	c.reserved = append(c.reserved, reservation{e.qn, e.usage})
 }
@@ -323,5 +329,6 @@ func (c *Core) reserve(e *entry) {
 		}
 	}
 	t.addAll(e.qn, u)
+	c.addedThisCycle = c.addedThisCycle || len(u) > 0
 	c.reserved = append(c.reserved, reservation{e.qn, u})
 }

@@ -49,6 +49,7 @@ type Core struct {
 	// addedThisCycle says whether a head processed in this cycle has added
 	// usage (admitted or reserved) since the cycle's nominations.
 	addedThisCycle bool
+	settled        settledCycle
 	afs            *afsState
 	fifo           *fifoState
 	batch          *batchState

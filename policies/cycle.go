@@ -71,6 +71,9 @@ func (c *Core) quotaCycle(now float64) bool {
 	c.cycles++
 	c.addedThisCycle = false
 	reuse := c.afs == nil && !c.m.PreferLeastLostWork
+	if reuse && c.repeatsSettled(entries) {
+		return false
+	}
 	for i := range entries {
 		e := &entries[i]
 		// A head looked at in the same state gets the same answer.
@@ -110,7 +113,45 @@ func (c *Core) quotaCycle(now float64) bool {
 	}
 	c.reserved = c.reserved[:0]
 	c.claimedList = c.claimedList[:0]
+	c.settle(entries, progress)
 	return progress
+}
+
+// A cycle that changed nothing is remembered by the state it saw and its
+// heads. Another cycle with the same state and heads would keep every
+// nomination and process them in the same order to the same outcomes, so
+// it is known to change nothing without being run: an arrival behind a
+// queue's head, for one, leaves both alone.
+type settledCycle struct {
+	valid bool
+	ver   uint64
+	heads []*Workload
+}
+
+func (c *Core) settle(entries []entry, progress bool) {
+	s := &c.settled
+	s.valid = !progress
+	if progress {
+		return
+	}
+	s.ver = c.stateVer
+	s.heads = s.heads[:0]
+	for i := range entries {
+		s.heads = append(s.heads, entries[i].w)
+	}
+}
+
+func (c *Core) repeatsSettled(entries []entry) bool {
+	s := &c.settled
+	if !s.valid || s.ver != c.stateVer || len(s.heads) != len(entries) || c.exhaustive {
+		return false
+	}
+	for i := range entries {
+		if entries[i].w != s.heads[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Core) classicalBefore(a, b *entry) bool {

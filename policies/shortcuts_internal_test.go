@@ -10,7 +10,10 @@ import (
 
 // The victim searches take shortcuts: a later type that could only tie is
 // not searched, sibling teams are read from a list sorted by share, and a
-// round stops at the first team whose share is below the preemptor's. Two
+// round stops at the first team whose share is below the preemptor's. So
+// do cycles: heads of sibling teams are ordered by one sort, a head with
+// victims is not asked again whether it fits unless usage was added before
+// it, and a cycle that would repeat the last idle one is not run. Two
 // cores, one with the shortcuts and one without, must make the same
 // decisions, step by step, over random streams of jobs that arrive, finish
 // and are preempted.
@@ -87,6 +90,11 @@ func (tw *twin) step(now float64, finish int) string {
 			i--
 		}
 	}
+	return tw.schedule(now)
+}
+
+// schedule runs Schedule alone and describes the plan.
+func (tw *twin) schedule(now float64) string {
 	p := tw.c.Schedule(now)
 	out := ""
 	for _, a := range p.Admitted {
@@ -97,4 +105,62 @@ func (tw *twin) step(now float64, finish int) string {
 		out += fmt.Sprintf("preempt %d for %d (%s); ", x.W.Seq, x.By.Seq, x.Reason)
 	}
 	return out
+}
+
+// A cycle with the state and heads of the last cycle that changed nothing
+// is counted but not run. A head waiting for its victims to stop leaves the
+// cohort settled; a job queued behind it changes neither the state nor the
+// heads, so the next call changes nothing, exactly as a core without the
+// shortcut decides; a job that becomes another team's head is nominated.
+func TestACycleThatWouldRepeatTheLastIdleOneIsCountedButNotRun(t *testing.T) {
+	fast, slow := newTwin(t, false, false), newTwin(t, false, true)
+	both := func(w Workload) {
+		w.Req.Compatible = []int{0} // type x only
+		fast.submit(&w)
+		slow.submit(&w)
+	}
+	for i := range 4 { // team a borrows 16 of type x's 20
+		both(Workload{Seq: int64(i), Queue: 0, Req: Request{Accel: 5 * Milli}})
+	}
+	if got := fast.step(0, -1); got != "admit 0 on 0; admit 1 on 0; admit 2 on 0; admit 3 on 0; " {
+		t.Fatalf("setup: %s", got)
+	}
+	slow.step(0, -1)
+	both(Workload{Seq: 4, Queue: 1, Priority: 1, Order: 1, Req: Request{Accel: 8 * Milli}}) // within b's quota
+	if got, want := fast.step(1, -1), slow.step(1, -1); got != want || strings.Count(got, "preempt") != 2 {
+		t.Fatalf("b's job should reclaim two of a's jobs: %q, without the shortcut %q", got, want)
+	}
+	h := fast.bySeq[4]
+	if s := &fast.c.settled; !s.valid || !slices.Equal(s.heads, []*Workload{h}) {
+		t.Fatalf("the cycle after the preemptions should settle on b's waiting head")
+	}
+
+	both(Workload{Seq: 5, Queue: 1, Order: 2, Req: Request{Accel: 1 * Milli}}) // behind b's head
+	cycles := fast.c.cycles
+	if got, want := fast.schedule(2), slow.schedule(2); got != "" || want != "" {
+		t.Fatalf("a job behind a waiting head changed something: %q, without the shortcut %q", got, want)
+	}
+	if fast.c.cycles != cycles+1 || fast.c.cycles != slow.c.cycles {
+		t.Fatalf("cycles: %d then %d (without the shortcut %d); the unrun cycle still counts", cycles, fast.c.cycles, slow.c.cycles)
+	}
+	for _, seq := range []int64{4, 5} {
+		gs, gr := fast.c.Why(fast.bySeq[seq])
+		ws, wr := slow.c.Why(slow.bySeq[seq])
+		if gs != ws || gr != wr {
+			t.Errorf("job %d: %s %q, without the shortcut %s %q", seq, gs, gr, ws, wr)
+		}
+	}
+
+	// A head in team c, with the state as it was: only the heads differ.
+	// It would reclaim from team a, but the victims it finds first are
+	// the ones b's head claimed earlier in the cycle, so it waits for them.
+	both(Workload{Seq: 6, Queue: 2, Order: 3, Req: Request{Accel: 2 * Milli}})
+	if got, want := fast.schedule(3), slow.schedule(3); got != want {
+		t.Fatalf("a new head: %q, without the shortcut %q", got, want)
+	}
+	gs, gr := fast.c.Why(fast.bySeq[6])
+	ws, wr := slow.c.Why(slow.bySeq[6])
+	if gs != ws || gr != wr || gr != "waiting for jobs preempted by another job to stop" {
+		t.Fatalf("the new head: %s %q, without the shortcut %s %q", gs, gr, ws, wr)
+	}
 }

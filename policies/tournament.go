@@ -24,6 +24,9 @@ func (c *Core) processFair(entries []entry, now float64) bool {
 		for done[first] {
 			first++
 		}
+		if left == 1 { // a lone entry wins any tournament
+			return c.process(&entries[first], now) || progress
+		}
 		if group := c.flatGroup(entries, done, t.rootOf[entries[first].qn]); len(group) > 1 {
 			for _, r := range group {
 				done[r.i] = true
@@ -64,14 +67,23 @@ func (c *Core) flatGroup(entries []entry, done []bool, root int) []ranked {
 		return nil
 	}
 	t := c.tree
+	n := 0
+	for i := range entries {
+		if qn := entries[i].qn; !done[i] && t.rootOf[qn] == root {
+			if t.nodes[qn].parent != root {
+				return nil
+			}
+			n++
+		}
+	}
+	if n < 2 {
+		return nil // a tournament of one needs no standings
+	}
 	group := c.rankBuf[:0]
 	for i := range entries {
 		e := &entries[i]
 		if done[i] || t.rootOf[e.qn] != root {
 			continue
-		}
-		if t.nodes[e.qn].parent != root {
-			return nil
 		}
 		r := ranked{i, c.teamStanding(e)}
 		// Insertion: a cycle has a head per team, a few dozen at most.

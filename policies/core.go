@@ -50,9 +50,15 @@ type Core struct {
 	// usage (admitted or reserved) since the cycle's nominations.
 	addedThisCycle bool
 	settled        settledCycle
-	afs            *afsState
-	fifo           *fifoState
-	batch          *batchState
+	// teamVer counts, per queue, admissions, releases and evictions, and
+	// grown lists the latest admissions: what a remembered quick test must
+	// look at again (quickMemo).
+	teamVer    []uint64
+	grown      growthLog
+	spareQuick []*quickMemo
+	afs        *afsState
+	fifo       *fifoState
+	batch      *batchState
 }
 
 type reservation struct {
@@ -83,6 +89,7 @@ func NewCore(m *Model) (*Core, error) {
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))
 	c.withPending = make([]uint64, (len(m.Queues)+63)/64)
+	c.teamVer = make([]uint64, len(m.Queues))
 	for i := range c.queues {
 		c.queues[i].noVictims = m.Kind == KindFIFO || m.Kind == KindPriority
 		c.queues[i].byKey = map[subKey]*subQueue{}
@@ -225,6 +232,10 @@ func (c *Core) dequeue(w *Workload) {
 		c.spareEntries = append(c.spareEntries, w.nomEntry)
 		w.nomEntry = nil
 	}
+	if w.quick != nil {
+		c.spareQuick = append(c.spareQuick, w.quick)
+		w.quick = nil
+	}
 	switch {
 	case c.fifo != nil:
 		c.fifo.remove(w)
@@ -254,6 +265,7 @@ func (c *Core) AddAdmitted(w *Workload, assignment [][]int, admittedAt float64, 
 	if evicting {
 		w.state = stateEvicting
 		c.queues[w.Queue].victims.markEvicting(w)
+		c.teamVer[w.Queue]++
 	}
 	return nil
 }
@@ -300,6 +312,8 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	w.state = stateAdmitted
 	w.waiting = false
 	c.stateVer++
+	c.grown.note(int32(w.Queue))
+	c.teamVer[w.Queue]++
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}
@@ -333,6 +347,7 @@ func accelOf(m *Model, usage []frQty) Qty {
 // release undoes commit and bumps the capacity generation.
 func (c *Core) release(w *Workload) {
 	c.stateVer++
+	c.teamVer[w.Queue]++
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	}
@@ -360,6 +375,7 @@ func (c *Core) capacityFreed(queue int) {
 
 func (c *Core) capacityFreedAll() {
 	c.stateVer++
+	c.grown.note(-1) // quotas or nodes changed: every memo is void
 	for i := range c.gen {
 		c.gen[i]++
 	}

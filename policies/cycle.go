@@ -232,6 +232,7 @@ func (c *Core) process(e *entry, now float64) bool {
 			}
 			t.w.state = stateEvicting
 			c.queues[t.w.Queue].victims.markEvicting(t.w)
+			c.teamVer[t.w.Queue]++
 			c.stateVer++
 			c.plan.Preempted = append(c.plan.Preempted, Preemption{W: t.w, By: w, Reason: t.reason})
 			issued = true

@@ -150,29 +150,20 @@ func (c *Core) fairTargets(e *entry) []target {
 	if len(strategies) == 0 {
 		strategies = defaultStrategies
 	}
+	if c.quickSaysNone(e, strategies) {
+		return nil
+	}
 	own := false
 	if spec.WithinQueue != Never && c.queues[e.q].victims.mayHaveBelow(e.frsNeed, len(c.m.Resources), bound(spec.WithinQueue, e.w)) {
 		it := c.candIterFor(e.q, e, spec.WithinQueue, filterFair)
 		src[e.qn] = it
 		own = it.peek() != nil
 	}
-	borrowers := w.borrowers[:0] // queue nodes that may lend back
-	defer func() { w.borrowers = borrowers[:0] }()
-	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never && len(e.frsNeed) > 0 {
-		root := t.rootOf[e.qn]
-		for wi := range t.over[e.frsNeed[0]] {
-			var bits uint64
-			for _, fr := range e.frsNeed {
-				bits |= t.over[fr][wi]
-			}
-			for ; bits != 0; bits &= bits - 1 {
-				qn := t.qNode[wi<<6|mbits.TrailingZeros64(bits)]
-				if qn != e.qn && t.rootOf[qn] == root {
-					borrowers = append(borrowers, qn)
-				}
-			}
-		}
+	var borrowers []int // queue nodes that may lend back
+	if spec.Reclaim != Never {
+		borrowers = c.borrowersOf(e, w.borrowers[:0])
 	}
+	defer func() { w.borrowers = borrowers[:0] }()
 	if !own && len(borrowers) == 0 {
 		return nil
 	}
@@ -185,6 +176,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		}
 	}
 	if !own && !withinNominal && !c.anyFairCandidatePossible(e, borrowers, strategies) {
+		c.rememberNone(e)
 		return nil
 	}
 	for _, qn := range borrowers {
@@ -307,6 +299,29 @@ func (c *Core) fairTargets(e *entry) []target {
 	return keepTargets(e.w, targets)
 }
 
+// borrowersOf appends to out the queue nodes of e's root, other than e's,
+// that use more than their quota of a flavor-resource e needs, ascending.
+func (c *Core) borrowersOf(e *entry, out []int) []int {
+	t := c.tree
+	if t.nodes[e.qn].parent < 0 || len(e.frsNeed) == 0 {
+		return out
+	}
+	root := t.rootOf[e.qn]
+	for wi := range t.over[e.frsNeed[0]] {
+		var bits uint64
+		for _, fr := range e.frsNeed {
+			bits |= t.over[fr][wi]
+		}
+		for ; bits != 0; bits &= bits - 1 {
+			qn := t.qNode[wi<<6|mbits.TrailingZeros64(bits)]
+			if qn != e.qn && t.rootOf[qn] == root {
+				out = append(out, qn)
+			}
+		}
+	}
+	return out
+}
+
 var defaultStrategies = []FairStrategy{LessThanOrEqualToFinalShare, LessThanInitialShare}
 
 // anyFairCandidatePossible is a quick test, with the preemptor's usage
@@ -340,18 +355,25 @@ func (c *Core) anyFairCandidatePossible(e *entry, borrowers []int, strategies []
 		if !siblings {
 			pNew = c.shareOf(pa)
 		}
-		k := cmpDRS(pNew, tOld)
-		if k > 0 {
-			continue // losing a job only lowers a share: no rule can pass
-		}
-		if k < 0 && len(strategies) > 1 {
-			return true // the second rule passes (asked first: it is cheaper)
-		}
-		if passes(strategies[0], pNew, tOld, c.bestCaseShare(c.tree.nodes[qn].queue, ta, e.frsNeed)) {
+		if c.mayLose(e, qn, ta, pNew, tOld, strategies) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayLose says whether borrowing team qn (or ta, the cohort above it under
+// the preemptor's common ancestor), at share tOld, could lose one of its
+// jobs to a preemptor whose share would be pNew, by either rule.
+func (c *Core) mayLose(e *entry, qn, ta int, pNew, tOld drs, strategies []FairStrategy) bool {
+	k := cmpDRS(pNew, tOld)
+	if k > 0 {
+		return false // losing a job only lowers a share: no rule can pass
+	}
+	if k < 0 && len(strategies) > 1 {
+		return true // the second rule passes (asked first: it is cheaper)
+	}
+	return passes(strategies[0], pNew, tOld, c.bestCaseShare(c.tree.nodes[qn].queue, ta, e.frsNeed))
 }
 
 // usageOn is a job's usage of the one needed flavor-resource it uses, or -1

@@ -297,6 +297,16 @@ func (t *quotaTree) amongSiblings(qn int) bool {
 	return t.underRoot(qn) && len(t.nodes[t.nodes[qn].parent].cohorts) == 0
 }
 
+// overOnAny says whether queue q uses more than its quota of any of frs.
+func (t *quotaTree) overOnAny(q int, frs []int) bool {
+	for _, fr := range frs {
+		if t.over[fr][q>>6]&(1<<(uint(q)&63)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // queueAvailable clamps a queue's availability at zero.
 func (t *quotaTree) queueAvailable(n, fr int) Qty { return max(0, t.available(n, fr)) }
 

@@ -120,6 +120,7 @@ type Workload struct {
 	claimedIn  int64 // cycle in which a preemptor claimed it
 	nomEntry   *entry
 	nomVer     uint64
+	quick      *quickMemo
 	batchTerm  float64
 	batchRef   float64
 }

@@ -1,0 +1,106 @@
+package policies
+
+// A head that cannot fit is nominated again after every change in its
+// cohort, and most of its searches end at the quick test: its own team has
+// no candidate, the job would borrow, and no borrowing team could lose a
+// job by either rule. Among sibling teams that answer keeps while the
+// head's own team is unchanged, except for teams admitted to since: a
+// release elsewhere only lowers that team's share, and its best case
+// (losing its smallest job) with it, so no rule that failed can pass, and
+// no team starts to borrow but by an admission. So a head remembers the
+// answer per flavor, and later asks again only the teams admitted to since.
+
+// quickMemo is a head's remembered quick tests, one per flavor.
+type quickMemo struct {
+	n     int
+	f     [4]int32
+	grown [4]uint64 // grown.n when last known to hold
+	owner [4]uint64 // the head's team's teamVer then
+}
+
+// growthLog lists the queues of the latest admissions (-1: quotas or
+// nodes changed), in a ring; n counts every entry ever made.
+type growthLog struct {
+	n    uint64
+	ring [256]int32
+}
+
+func (g *growthLog) note(q int32) {
+	g.ring[g.n%uint64(len(g.ring))] = q
+	g.n++
+}
+
+func (m *quickMemo) find(f int) int {
+	for i := range m.n {
+		if m.f[i] == int32(f) {
+			return i
+		}
+	}
+	return -1
+}
+
+// quickSaysNone says whether e's search on its flavor is known to find no
+// victims: its last one ended at the quick test, its team is unchanged, and
+// no team admitted to since could now lose a job.
+func (c *Core) quickSaysNone(e *entry, strategies []FairStrategy) bool {
+	m := e.w.quick
+	if m == nil || c.exhaustive {
+		return false
+	}
+	i := m.find(e.flavor)
+	if i < 0 || m.owner[i] != c.teamVer[e.q] {
+		return false
+	}
+	g := &c.grown
+	if g.n-m.grown[i] > uint64(len(g.ring)) {
+		return false // admissions since have left the ring
+	}
+	t := c.tree
+	root := t.rootOf[e.qn]
+	asked := false
+	var pNew drs
+	for k := m.grown[i]; k < g.n; k++ {
+		q := g.ring[k%uint64(len(g.ring))]
+		if q < 0 {
+			return false
+		}
+		qn := t.qNode[q]
+		if qn == e.qn || t.rootOf[qn] != root || !t.overOnAny(int(q), e.frsNeed) {
+			continue // not a borrower on the job's resources: no candidate
+		}
+		if !asked {
+			pNew, asked = c.shareWith(e.qn, e.usage, 1), true
+		}
+		if c.mayLose(e, qn, qn, pNew, c.shareOf(qn), strategies) {
+			return false
+		}
+	}
+	m.grown[i] = g.n
+	return true
+}
+
+// rememberNone records that e's search ended at the quick test.
+func (c *Core) rememberNone(e *entry) {
+	if !c.tree.amongSiblings(e.qn) || !e.w.shape.generic || len(c.m.Queues[e.q].Groups) != 1 || e.flavor < 0 {
+		return // one podset of one group only: its usage on a flavor is fixed
+	}
+	m := e.w.quick
+	if m == nil {
+		if n := len(c.spareQuick); n > 0 {
+			m, c.spareQuick = c.spareQuick[n-1], c.spareQuick[:n-1]
+			*m = quickMemo{}
+		} else {
+			m = new(quickMemo)
+		}
+		e.w.quick = m
+	}
+	i := m.find(e.flavor)
+	if i < 0 {
+		if m.n == len(m.f) {
+			return
+		}
+		i = m.n
+		m.n++
+	}
+	m.f[i], m.grown[i], m.owner[i] = int32(e.flavor), c.grown.n, c.teamVer[e.q]
+}

@@ -144,8 +144,6 @@ func (c *Core) shareAfterLosing(ta int, x *Workload) drs {
 func (c *Core) fairTargets(e *entry) []target {
 	t := c.tree
 	spec := &c.m.Queues[e.q]
-	w := c.fairWork()
-	src := w.src
 	strategies := c.m.FairSharing.Strategies
 	if len(strategies) == 0 {
 		strategies = defaultStrategies
@@ -153,6 +151,8 @@ func (c *Core) fairTargets(e *entry) []target {
 	if c.quickSaysNone(e, strategies) {
 		return nil
 	}
+	w := c.fairWork()
+	src := w.src
 	own := false
 	if spec.WithinQueue != Never && c.queues[e.q].victims.mayHaveBelow(e.frsNeed, len(c.m.Resources), bound(spec.WithinQueue, e.w)) {
 		it := c.candIterFor(e.q, e, spec.WithinQueue, filterFair)

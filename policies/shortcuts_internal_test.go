@@ -10,8 +10,9 @@ import (
 
 // The victim searches take shortcuts: a later type that could only tie is
 // not searched, sibling teams are read from a list sorted by share, and a
-// round stops at the first team whose share is below the preemptor's. So
-// do cycles: heads of sibling teams are ordered by one sort, a head with
+// round stops at the first team whose share is below the preemptor's, and
+// a head's search that ended at the quick test is remembered. So do
+// cycles: heads of sibling teams are ordered by one sort, a head with
 // victims is not asked again whether it fits unless usage was added before
 // it, and a cycle that would repeat the last idle one is not run. Two
 // cores, one with the shortcuts and one without, must make the same

@@ -40,6 +40,7 @@ type fairWork struct {
 	borrowers []int
 	byShare   []teamShare
 	targets   []target // grows during a search; the result is copied out
+	failed    []Qty    // a team's sizes known to fail, during its turn
 }
 
 func (c *Core) fairWork() *fairWork {
@@ -247,7 +248,7 @@ func (c *Core) fairTargets(e *entry) []target {
 			src[qn] = nil
 			continue
 		}
-		var failed []Qty // sizes known to fail: a larger job fails too
+		failed := w.failed[:0] // sizes known to fail: a larger job fails too
 		for ord.has(qn) {
 			x := ord.pop(qn)
 			if q := usageOn(x, e.frsNeed); knownToFail(failed, q) {
@@ -262,6 +263,7 @@ func (c *Core) fairTargets(e *entry) []target {
 			q := usageOn(x, e.frsNeed)
 			if q >= 0 {
 				failed = append(failed, q)
+				w.failed = failed[:0]
 			}
 			addRetry(qn, x)
 			if q >= 0 && c.queues[team].noSmaller(e.frsNeed[0], q) {

@@ -30,9 +30,13 @@ func (c *Core) keepNomination(e *entry, acc accUsage) {
 		e.assignment = out
 	}
 	e.frsNeed = c.keepFRs(old, e.frsNeed)
-	if old != nil && slices.Equal(old.usage, []frQty(acc)) {
+	switch {
+	case old != nil && slices.Equal(old.usage, []frQty(acc)):
 		e.usage = old.usage
-	} else {
+	case len(e.assignment) == 1 && len(e.assignment[0]) == 1 && e.assignment[0][0] >= 0 &&
+		slices.Equal(c.need(e.w.shape, e.assignment[0][0]).soleUsage, []frQty(acc)):
+		e.usage = c.need(e.w.shape, e.assignment[0][0]).soleUsage // one podset, one group: shared
+	default:
 		e.usage = append([]frQty(nil), acc...)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // it, and a cycle that would repeat the last idle one is not run. Two
 // cores, one with the shortcuts and one without, must make the same
 // decisions, step by step, over random streams of jobs that arrive, finish
-// and are preempted.
+// and are preempted, while teams' quotas now and then change.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	preemptions := 0
 	for _, deep := range []bool{false, true} {
@@ -32,6 +32,11 @@ func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 				w.Req.Compatible = [][]int{nil, nil, {0}, {1}, {0, 1}, {1, 0}}[rng.IntN(6)]
 				fast.submit(w)
 				slow.submit(w)
+				if rng.IntN(20) == 0 { // now and then a team's quota changes
+					q, f, nom := rng.IntN(4), rng.IntN(2), Qty(rng.IntN(9))*Milli
+					fast.c.SetQuota(q, f, 0, nom)
+					slow.c.SetQuota(q, f, 0, nom)
+				}
 				finish := -1
 				if n := len(fast.running); n > 0 && rng.IntN(2) == 0 {
 					finish = rng.IntN(n)

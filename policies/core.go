@@ -13,7 +13,9 @@ type Core struct {
 	pools  []*pool // per flavor; nil when the flavor's nodes are not modelled
 	queues []queueState
 	shapes map[string]*shape
-	gen    []int64 // per tree root: bumped when capacity is freed under it
+	// smallShapes finds the shapes of common requests without a string key.
+	smallShapes map[smallKey]*shape
+	gen         []int64 // per tree root: bumped when capacity is freed under it
 
 	plan   Plan
 	cycles int64
@@ -132,13 +134,48 @@ func (c *Core) Model() *Model { return c.m }
 func (c *Core) Cycles() int64 { return c.cycles }
 
 func (c *Core) internShape(r *Request) *shape {
+	k, small := smallKeyOf(r)
+	if small {
+		if s, ok := c.smallShapes[k]; ok {
+			return s
+		}
+	}
 	c.keyBuf = r.appendKey(c.keyBuf[:0])
 	if s, ok := c.shapes[string(c.keyBuf)]; ok { // no allocation to look up
 		return s
 	}
 	s := &shape{id: len(c.shapes), req: *r, generic: len(r.PodSets) == 0, perFlavor: make([]flavorNeed, len(c.m.Flavors))}
 	c.shapes[string(c.keyBuf)] = s
+	if small {
+		if c.smallShapes == nil {
+			c.smallShapes = map[smallKey]*shape{}
+		}
+		c.smallShapes[k] = s
+	}
 	return s
+}
+
+// smallKey is a Request's key without building a string, for the common
+// request: no podsets and up to eight compatible flavors, each below 255,
+// packed in order one byte apiece (a flavor f as f+1, so that no list is
+// read as another).
+type smallKey struct {
+	accel, vcpu, mem Qty
+	compat           uint64
+}
+
+func smallKeyOf(r *Request) (smallKey, bool) {
+	if len(r.PodSets) > 0 || len(r.Compatible) > 8 {
+		return smallKey{}, false
+	}
+	k := smallKey{accel: r.Accel, vcpu: r.VCPU, mem: r.Mem}
+	for i, f := range r.Compatible {
+		if f < 0 || f >= 255 {
+			return smallKey{}, false
+		}
+		k.compat |= uint64(f+1) << (8 * i)
+	}
+	return k, true
 }
 
 // need returns what a shape asks of one flavor (computed once).

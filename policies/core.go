@@ -37,7 +37,7 @@ type Core struct {
 	doneBuf  []bool
 	rankBuf  []ranked
 	byNode   []int
-	sub      entry
+	sub      entry // a one-flavor search's entry: only the fields a search reads are kept current (searchFlavor)
 	keyBuf   []byte
 	arena    arena
 	// exhaustive turns off the shortcuts that rest on shares among sibling

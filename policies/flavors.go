@@ -169,8 +169,12 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		return
 	}
 	if w.shape.generic || len(e.w.shape.req.PodSets) == 1 {
-		sub := &c.sub // the search for one flavor; reused, it never outlives the call
-		*sub = entry{w: w, q: e.q, qn: e.qn, frsNeed: ch.frsNeed, flavor: f}
+		// The search for one flavor, in a reused entry that never outlives
+		// the call. A search reads only these fields, so only they are set:
+		// clearing the whole entry cost more than the search's prelude.
+		sub := &c.sub
+		sub.w, sub.q, sub.qn, sub.frsNeed, sub.flavor = w, e.q, e.qn, ch.frsNeed, f
+		sub.placeNeed = placeNeed{}
 		sub.usage = c.usageFor(w, pi, g, f, acc, c.scratch.subUsage[:0])
 		c.scratch.subUsage = sub.usage[:0]
 		if bar >= 0 && c.reclaimBorrowAtLeast(e, sub.usage, bar) {

@@ -61,7 +61,15 @@ func (c *Core) quotaCycle(now float64) bool {
 		for ; bits != 0; bits &= bits - 1 {
 			q := wi<<6 | mbits.TrailingZeros64(bits)
 			if h := c.head(q); h != nil {
-				entries = append(entries, entry{w: h, q: q, qn: c.tree.qNode[q]})
+				// Only the head is set here: an entry is then either a
+				// kept nomination, copied whole, or cleared and nominated.
+				if n := len(entries); n < cap(entries) {
+					entries = entries[:n+1]
+				} else {
+					entries = append(entries, entry{})
+				}
+				e := &entries[len(entries)-1]
+				e.w, e.q, e.qn = h, q, c.tree.qNode[q]
 			}
 		}
 	}
@@ -81,6 +89,7 @@ func (c *Core) quotaCycle(now float64) bool {
 			*e = *w.nomEntry
 			continue
 		}
+		*e = entry{w: e.w, q: e.q, qn: e.qn}
 		c.nominate(e)
 		if reuse {
 			if e.w.nomEntry == nil {

@@ -42,19 +42,24 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 	// fits makes them moot.
 	lazy := !spec.Fungibility.WhenCanPreemptStop
 	seen := c.scratch.rated[:0] // chooseFlavor never runs inside itself
+	var one ratedFlavor
 	defer func() { c.scratch.rated = seen[:0] }()
 	for _, f := range c.flavorOrder(w, g, flv[:0]) {
 		if !forcedAllows(w, g, f) {
 			continue
 		}
-		ch, search := c.rateFlavor(e, pi, g, f, acc)
-		if search && !lazy {
-			c.searchFlavor(e, pi, g, acc, &ch, skipSearch(), reclaimBar())
-		}
+		r := &one // rated in place: a choice is too big to copy about
 		if lazy {
-			seen = append(seen, ratedFlavor{ch, search})
-		} else {
-			fold(&ch)
+			seen = append(seen, ratedFlavor{})
+			r = &seen[len(seen)-1]
+		}
+		r.search = c.rateFlavor(&r.ch, e, pi, g, f, acc)
+		ch, search := &r.ch, r.search
+		if search && !lazy {
+			c.searchFlavor(e, pi, g, acc, ch, skipSearch(), reclaimBar())
+		}
+		if !lazy {
+			fold(ch)
 		}
 		if search {
 			if !lazy && (ch.mode == modePreempt || ch.mode == modeReclaim) {
@@ -99,14 +104,15 @@ type ratedFlavor struct {
 // rateFlavor classifies one flavor for one podset short of looking for
 // victims; it reports whether the flavor needs preemption, so that
 // searchFlavor must finish it.
-func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsage) (flavorChoice, bool) {
+func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, f int, acc accUsage) bool {
 	w := e.w
 	t := c.tree
 	nR := len(c.m.Resources)
-	ch := flavorChoice{f: f, mode: modeFit}
+	*ch = flavorChoice{f: f, mode: modeFit}
 	n := c.need(w.shape, f)
 	if !n.ok {
-		return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNotPlaceable, f: f, r: -1}}, false
+		*ch = flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNotPlaceable, f: f, r: -1}}
+		return false
 	}
 	qnode := &t.nodes[e.qn]
 	preemptPossible := true
@@ -118,11 +124,13 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 		}
 		fr := f*nR + r
 		if !qnode.declared[fr] {
-			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNoQuota, f: f, r: r}}, false
+			*ch = flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNoQuota, f: f, r: r}}
+			return false
 		}
 		val := acc.get(fr) + req
 		if pa := t.potentialAvailable(e.qn, fr); val > pa {
-			return flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNeverFits, f: f, r: r, val: val, avail: pa}}, false
+			*ch = flavorChoice{f: f, mode: modeNoFit, why: why{code: whyNeverFits, f: f, r: r, val: val, avail: pa}}
+			return false
 		}
 		if val <= t.queueAvailable(e.qn, fr) {
 			ch.borrow = max(ch.borrow, t.lowestSubtreeHeightThatFits(e.qn, fr, val))
@@ -146,14 +154,14 @@ func (c *Core) rateFlavor(e *entry, pi int, g *ResourceGroup, f int, acc accUsag
 	}
 	c.scratch.frs = frs[:0]
 	if ch.mode == modeFit {
-		return ch, false
+		return false
 	}
 	ch.frsNeed = c.keepFRs(w.nomEntry, frs)
 	if !preemptPossible {
 		ch.mode = modeNoFit
-		return ch, false
+		return false
 	}
-	return ch, true
+	return true
 }
 
 // searchFlavor finishes rating a flavor that needs preemption: it looks for

@@ -63,8 +63,8 @@ func searchesSkippedOnRandomStates(t *testing.T, deep bool) {
 			e := &entry{w: w, q: w.Queue, qn: c.tree.qNode[w.Queue]}
 			g := &c.m.Queues[w.Queue].Groups[0]
 			for _, fq := range g.Flavors {
-				ch, search := c.rateFlavor(e, 0, g, fq.Flavor, nil)
-				if !search {
+				var ch flavorChoice
+				if !c.rateFlavor(&ch, e, 0, g, fq.Flavor, nil) {
 					continue
 				}
 				full, got := ch, ch

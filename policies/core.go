@@ -33,7 +33,8 @@ type Core struct {
 
 	fw *fairWork
 	// Scratch reused by every cycle.
-	entryBuf []entry
+	entryBuf []*entry
+	headBuf  []*Workload
 	doneBuf  []bool
 	rankBuf  []ranked
 	byNode   []int

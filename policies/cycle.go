@@ -2,6 +2,7 @@ package policies
 
 import (
 	mbits "math/bits"
+	"slices"
 	"sort"
 )
 
@@ -57,50 +58,48 @@ func (c *Core) head(q int) *Workload {
 func (c *Core) quotaCycle(now float64) bool {
 	entries := c.entryBuf[:0]
 	defer func() { c.entryBuf = entries[:0] }()
+	heads := c.headBuf[:0]
 	for wi, bits := range c.withPending {
 		for ; bits != 0; bits &= bits - 1 {
 			q := wi<<6 | mbits.TrailingZeros64(bits)
 			if h := c.head(q); h != nil {
-				// Only the head is set here: an entry is then either a
-				// kept nomination, copied whole, or cleared and nominated.
-				if n := len(entries); n < cap(entries) {
-					entries = entries[:n+1]
-				} else {
-					entries = append(entries, entry{})
-				}
-				e := &entries[len(entries)-1]
-				e.w, e.q, e.qn = h, q, c.tree.qNode[q]
+				heads = append(heads, h)
 			}
 		}
 	}
-	if len(entries) == 0 {
+	c.headBuf = heads
+	if len(heads) == 0 {
 		return false
 	}
 	c.cycles++
 	c.addedThisCycle = false
 	reuse := c.afs == nil && !c.m.PreferLeastLostWork
-	if reuse && c.repeatsSettled(entries) {
+	if reuse && c.repeatsSettled(heads) {
 		return false
 	}
-	for i := range entries {
-		e := &entries[i]
-		// A head looked at in the same state gets the same answer.
-		if w := e.w; reuse && w.nomEntry != nil && w.nomVer == c.stateVer {
-			*e = *w.nomEntry
+	// A head's entry is its kept nomination when it was looked at in the
+	// same state (the same answer); else a fresh one, nominated, which
+	// then becomes the kept one. Processing only reads entries.
+	for _, w := range heads {
+		if reuse && w.nomEntry != nil && w.nomVer == c.stateVer {
+			entries = append(entries, w.nomEntry)
 			continue
 		}
-		*e = entry{w: e.w, q: e.q, qn: e.qn}
+		e := c.spareEntry()
+		*e = entry{w: w, q: w.Queue, qn: c.tree.qNode[w.Queue]}
 		c.nominate(e)
+		entries = append(entries, e)
 		if reuse {
-			if e.w.nomEntry == nil {
-				if n := len(c.spareEntries); n > 0 {
-					e.w.nomEntry, c.spareEntries = c.spareEntries[n-1], c.spareEntries[:n-1]
-				} else {
-					e.w.nomEntry = new(entry)
-				}
+			if old := w.nomEntry; old != nil {
+				c.spareEntries = append(c.spareEntries, old)
 			}
-			*e.w.nomEntry, e.w.nomVer = *e, c.stateVer
+			w.nomEntry, w.nomVer = e, c.stateVer
 		}
+	}
+	if !reuse { // entries kept by nobody go back after the cycle
+		defer func() {
+			c.spareEntries = append(c.spareEntries, entries...)
+		}()
 	}
 	progress := false
 	if c.m.FairSharing.Enabled {
@@ -110,9 +109,9 @@ func (c *Core) quotaCycle(now float64) bool {
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return c.classicalBefore(&entries[idx[a]], &entries[idx[b]]) })
+		sort.SliceStable(idx, func(a, b int) bool { return c.classicalBefore(entries[idx[a]], entries[idx[b]]) })
 		for _, i := range idx {
-			if c.process(&entries[i], now) {
+			if c.process(entries[i], now) {
 				progress = true
 			}
 		}
@@ -122,7 +121,7 @@ func (c *Core) quotaCycle(now float64) bool {
 	}
 	c.reserved = c.reserved[:0]
 	c.claimedList = c.claimedList[:0]
-	c.settle(entries, progress)
+	c.settle(heads, progress)
 	return progress
 }
 
@@ -137,30 +136,29 @@ type settledCycle struct {
 	heads []*Workload
 }
 
-func (c *Core) settle(entries []entry, progress bool) {
+func (c *Core) settle(heads []*Workload, progress bool) {
 	s := &c.settled
 	s.valid = !progress
 	if progress {
 		return
 	}
 	s.ver = c.stateVer
-	s.heads = s.heads[:0]
-	for i := range entries {
-		s.heads = append(s.heads, entries[i].w)
-	}
+	s.heads = append(s.heads[:0], heads...)
 }
 
-func (c *Core) repeatsSettled(entries []entry) bool {
+func (c *Core) repeatsSettled(heads []*Workload) bool {
 	s := &c.settled
-	if !s.valid || s.ver != c.stateVer || len(s.heads) != len(entries) || c.exhaustive {
-		return false
+	return s.valid && s.ver == c.stateVer && !c.exhaustive && slices.Equal(s.heads, heads)
+}
+
+// spareEntry returns an entry no one keeps, to be overwritten.
+func (c *Core) spareEntry() *entry {
+	if n := len(c.spareEntries); n > 0 {
+		e := c.spareEntries[n-1]
+		c.spareEntries = c.spareEntries[:n-1]
+		return e
 	}
-	for i := range entries {
-		if entries[i].w != s.heads[i] {
-			return false
-		}
-	}
-	return true
+	return new(entry)
 }
 
 func (c *Core) classicalBefore(a, b *entry) bool {

@@ -13,7 +13,7 @@ package policies
 // So where every head of a root hangs straight from it, the standings taken
 // at the start hold all cycle long, and one sort gives the order that a
 // tournament per pick would.
-func (c *Core) processFair(entries []entry, now float64) bool {
+func (c *Core) processFair(entries []*entry, now float64) bool {
 	t := c.tree
 	done := grow(c.doneBuf, len(entries))
 	clear(done)
@@ -25,12 +25,12 @@ func (c *Core) processFair(entries []entry, now float64) bool {
 			first++
 		}
 		if left == 1 { // a lone entry wins any tournament
-			return c.process(&entries[first], now) || progress
+			return c.process(entries[first], now) || progress
 		}
 		if group := c.flatGroup(entries, done, t.rootOf[entries[first].qn]); len(group) > 1 {
 			for _, r := range group {
 				done[r.i] = true
-				if c.process(&entries[r.i], now) {
+				if c.process(entries[r.i], now) {
 					progress = true
 				}
 			}
@@ -40,7 +40,7 @@ func (c *Core) processFair(entries []entry, now float64) bool {
 		i := c.tournamentPick(entries, done)
 		done[i] = true
 		left--
-		if c.process(&entries[i], now) {
+		if c.process(entries[i], now) {
 			progress = true
 		}
 	}
@@ -62,7 +62,7 @@ type standing struct {
 
 // flatGroup returns the entries still to process under root, in
 // tournament order, when each hangs straight from root; otherwise nil.
-func (c *Core) flatGroup(entries []entry, done []bool, root int) []ranked {
+func (c *Core) flatGroup(entries []*entry, done []bool, root int) []ranked {
 	if c.exhaustive {
 		return nil
 	}
@@ -81,7 +81,7 @@ func (c *Core) flatGroup(entries []entry, done []bool, root int) []ranked {
 	}
 	group := c.rankBuf[:0]
 	for i := range entries {
-		e := &entries[i]
+		e := entries[i]
 		if done[i] || t.rootOf[e.qn] != root {
 			continue
 		}
@@ -89,7 +89,7 @@ func (c *Core) flatGroup(entries []entry, done []bool, root int) []ranked {
 		// Insertion: a cycle has a head per team, a few dozen at most.
 		group = append(group, r)
 		j := len(group) - 1
-		for ; j > 0 && c.standsBefore(e, &entries[group[j-1].i], r.standing, group[j-1].standing); j-- {
+		for ; j > 0 && c.standsBefore(e, entries[group[j-1].i], r.standing, group[j-1].standing); j-- {
 			group[j] = group[j-1]
 		}
 		group[j] = r
@@ -121,7 +121,7 @@ func (c *Core) standsBefore(a, b *entry, sa, sb standing) bool {
 }
 
 // tournamentPick chooses the next entry under fair sharing.
-func (c *Core) tournamentPick(entries []entry, done []bool) int {
+func (c *Core) tournamentPick(entries []*entry, done []bool) int {
 	first, left := -1, 0
 	for i := range entries {
 		if !done[i] {
@@ -154,7 +154,7 @@ func (c *Core) tournamentPick(entries []entry, done []bool) int {
 	return best
 }
 
-func (c *Core) tournament(cohort int, entries []entry, byNode []int) int {
+func (c *Core) tournament(cohort int, entries []*entry, byNode []int) int {
 	t := c.tree
 	var buf [16]int
 	cands := buf[:0]
@@ -173,7 +173,7 @@ func (c *Core) tournament(cohort int, entries []entry, byNode []int) int {
 	}
 	best := cands[0]
 	for _, i := range cands[1:] {
-		if c.tournamentLess(&entries[i], &entries[best], cohort) {
+		if c.tournamentLess(entries[i], entries[best], cohort) {
 			best = i
 		}
 	}

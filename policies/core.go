@@ -25,7 +25,9 @@ type Core struct {
 	claimedList []*Workload
 	reserved    []reservation
 	scratch     scratch
-	// spareEntries are nomination memos of jobs that left the queue.
+	// spareEntries are entries no one keeps: memos of jobs that left the
+	// queue or were nominated anew, and (when nominations are not kept)
+	// the last cycle's.
 	spareEntries []*entry
 	soleAsg      [][][]int // by flavor: every podset on that flavor, shared by whole-job starts
 	soleFR       [][]int   // by flavor-resource: the one-element list of it, shared by nominations
@@ -87,7 +89,7 @@ func NewCore(m *Model) (*Core, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Core{m: m, shapes: map[string]*shape{}}
+	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}}
 	c.tree = newQuotaTree(m)
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))
@@ -148,9 +150,6 @@ func (c *Core) internShape(r *Request) *shape {
 	s := &shape{id: len(c.shapes), req: *r, generic: len(r.PodSets) == 0, perFlavor: make([]flavorNeed, len(c.m.Flavors))}
 	c.shapes[string(c.keyBuf)] = s
 	if small {
-		if c.smallShapes == nil {
-			c.smallShapes = map[smallKey]*shape{}
-		}
 		c.smallShapes[k] = s
 	}
 	return s

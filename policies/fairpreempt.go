@@ -263,13 +263,13 @@ func (c *Core) fairTargets(e *entry) []target {
 			q := usageOn(x, e.frsNeed)
 			if q >= 0 {
 				failed = append(failed, q)
-				w.failed = failed[:0]
 			}
 			addRetry(qn, x)
 			if q >= 0 && c.queues[team].noSmaller(e.frsNeed[0], q) {
 				break // every job left is at least this big: all would fail
 			}
 		}
+		w.failed = failed[:0] // its room, for the next team
 	}
 	for _, qn := range borrowers {
 		w.lazy[qn] = false // sources never made stay unmade

@@ -12,8 +12,12 @@ import "slices"
 // usage (acc) into slices the entry may keep.
 func (c *Core) keepNomination(e *entry, acc accUsage) {
 	old := e.w.nomEntry // nil for a job not nominated since it queued
-	if a := e.assignment; len(a) == 1 && len(a[0]) == 1 && a[0][0] >= 0 {
-		e.assignment = c.soleAsg[a[0][0]] // one podset, one group: shared
+	sole := -1          // the flavor of a job with one podset in one group
+	if a := e.assignment; len(a) == 1 && len(a[0]) == 1 {
+		sole = a[0][0]
+	}
+	if sole >= 0 {
+		e.assignment = c.soleAsg[sole] // shared
 	} else if old != nil && slices.EqualFunc(old.assignment, e.assignment, slices.Equal[[]int]) {
 		e.assignment = old.assignment
 	} else {
@@ -33,9 +37,8 @@ func (c *Core) keepNomination(e *entry, acc accUsage) {
 	switch {
 	case old != nil && slices.Equal(old.usage, []frQty(acc)):
 		e.usage = old.usage
-	case len(e.assignment) == 1 && len(e.assignment[0]) == 1 && e.assignment[0][0] >= 0 &&
-		slices.Equal(c.need(e.w.shape, e.assignment[0][0]).soleUsage, []frQty(acc)):
-		e.usage = c.need(e.w.shape, e.assignment[0][0]).soleUsage // one podset, one group: shared
+	case sole >= 0 && slices.Equal(c.need(e.w.shape, sole).soleUsage, []frQty(acc)):
+		e.usage = c.need(e.w.shape, sole).soleUsage // shared
 	default:
 		e.usage = append([]frQty(nil), acc...)
 	}

@@ -44,14 +44,11 @@ func treeModel() *Model {
 // out of the tree without taking it out; the answer must be the one the
 // tree gives after removing the usage for real.
 func TestAvailableLessMatchesRemovingTheUsage(t *testing.T) {
-	tr := newQuotaTree(treeModel())
-	rng := rand.New(rand.NewPCG(7, 11))
 	const fr = 0
-	for trial := range 2000 {
-		freshUsage(tr, rng, fr)
+	onRandomUsage(7, 11, fr, func(trial int, tr *quotaTree, rng *rand.Rand) {
 		for qi := range tr.qNode {
 			n := tr.qNode[qi]
-			d := Qty(rng.IntN(int(tr.nodes[n].usage[fr]/Milli)+1)) * Milli
+			d := someOf(rng, tr.nodes[n].usage[fr])
 			got := tr.availableLess(n, fr, d)
 			tr.removeUsage(n, fr, d)
 			want := tr.available(n, fr)
@@ -61,7 +58,7 @@ func TestAvailableLessMatchesRemovingTheUsage(t *testing.T) {
 					trial, qi, d/Milli, got, want)
 			}
 		}
-	}
+	})
 }
 
 // Under a root cohort, the borrowing level once victims are gone is read
@@ -111,17 +108,14 @@ func TestBorrowingLevelAfterVictimsUnderARootMatchesTheTree(t *testing.T) {
 // that fits as things stand fits with victims taken out too, so process
 // asks again only when it does not.
 func TestRemovingUsageNeverLowersAvailability(t *testing.T) {
-	tr := newQuotaTree(treeModel())
-	rng := rand.New(rand.NewPCG(13, 3))
 	const fr = 0
-	for trial := range 2000 {
-		freshUsage(tr, rng, fr)
+	onRandomUsage(13, 3, fr, func(trial int, tr *quotaTree, rng *rand.Rand) {
 		before := make([]Qty, len(tr.qNode))
 		for qi, n := range tr.qNode {
 			before[qi] = tr.queueAvailable(n, fr)
 		}
 		from := tr.qNode[rng.IntN(len(tr.qNode))]
-		d := Qty(rng.IntN(int(tr.nodes[from].usage[fr]/Milli)+1)) * Milli
+		d := someOf(rng, tr.nodes[from].usage[fr])
 		tr.removeUsage(from, fr, d)
 		for qi, n := range tr.qNode {
 			if after := tr.queueAvailable(n, fr); after < before[qi] {
@@ -130,8 +124,22 @@ func TestRemovingUsageNeverLowersAvailability(t *testing.T) {
 			}
 		}
 		tr.addUsage(from, fr, d)
+	})
+}
+
+// onRandomUsage runs check on 2000 random usages of fr in treeModel's
+// tree, drawn from a generator seeded with s1 and s2.
+func onRandomUsage(s1, s2 uint64, fr int, check func(trial int, tr *quotaTree, rng *rand.Rand)) {
+	tr := newQuotaTree(treeModel())
+	rng := rand.New(rand.NewPCG(s1, s2))
+	for trial := range 2000 {
+		freshUsage(tr, rng, fr)
+		check(trial, tr, rng)
 	}
 }
+
+// someOf is a random whole amount from 0 to u.
+func someOf(rng *rand.Rand, u Qty) Qty { return Qty(rng.IntN(int(u/Milli)+1)) * Milli }
 
 // freshUsage gives each team of tr a new random usage of fr.
 func freshUsage(tr *quotaTree, rng *rand.Rand, fr int) {

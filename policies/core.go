@@ -60,6 +60,7 @@ type Core struct {
 	// look at again (quickMemo).
 	teamVer    []uint64
 	grown      growthLog
+	changes    changeLog // what a kept nomination must check (stillHolds)
 	spareQuick []*quickMemo
 	afs        *afsState
 	fifo       *fifoState
@@ -95,6 +96,7 @@ func NewCore(m *Model) (*Core, error) {
 	c.queues = make([]queueState, len(m.Queues))
 	c.withPending = make([]uint64, (len(m.Queues)+63)/64)
 	c.teamVer = make([]uint64, len(m.Queues))
+	c.changes = newChangeLog(len(m.Queues), len(m.Flavors))
 	for i := range c.queues {
 		c.queues[i].noVictims = m.Kind == KindFIFO || m.Kind == KindPriority
 		c.queues[i].byKey = map[subKey]*subQueue{}
@@ -351,6 +353,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	c.stateVer++
 	c.grown.note(int32(w.Queue))
 	c.teamVer[w.Queue]++
+	c.teamChanged(w.Queue, usage, pl.flavor)
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}
@@ -385,6 +388,7 @@ func accelOf(m *Model, usage []frQty) Qty {
 func (c *Core) release(w *Workload) {
 	c.stateVer++
 	c.teamVer[w.Queue]++
+	c.teamChanged(w.Queue, w.usage, w.place.flavor)
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	}
@@ -412,6 +416,7 @@ func (c *Core) capacityFreed(queue int) {
 
 func (c *Core) capacityFreedAll() {
 	c.stateVer++
+	c.changes.void = c.stateVer
 	c.grown.note(-1) // quotas or nodes changed: every memo is void
 	for i := range c.gen {
 		c.gen[i]++
@@ -446,6 +451,7 @@ func (c *Core) Requeue(w *Workload, now float64) {
 // goes down must be requeued or finished by the caller first.
 func (c *Core) SetNodeHealthy(flavor int, node int32, up bool) {
 	c.stateVer++
+	c.changes.flavor[flavor] = c.stateVer
 	if p := c.pools[flavor]; p != nil {
 		p.setHealthy(node, up)
 		if up {
@@ -504,6 +510,7 @@ func (c *Core) PickNodesToRemove(flavor, n int) []int32 {
 		out = append(out, i)
 	}
 	c.stateVer++
+	c.changes.flavor[flavor] = c.stateVer
 	for i := int32(len(p.nodes)) - 1; i >= 0 && len(out) < n; i-- {
 		if p.nodes[i].healthy {
 			p.setHealthy(i, false)

@@ -81,7 +81,8 @@ func (c *Core) quotaCycle(now float64) bool {
 	// same state (the same answer); else a fresh one, nominated, which
 	// then becomes the kept one. Processing only reads entries.
 	for _, w := range heads {
-		if reuse && w.nomEntry != nil && w.nomVer == c.stateVer {
+		if reuse && w.nomEntry != nil && (w.nomVer == c.stateVer || c.stillHolds(w)) {
+			w.nomVer = c.stateVer // as good as made now
 			entries = append(entries, w.nomEntry)
 			continue
 		}
@@ -241,6 +242,7 @@ func (c *Core) process(e *entry, now float64) bool {
 			c.queues[t.w.Queue].victims.markEvicting(t.w)
 			c.teamVer[t.w.Queue]++
 			c.stateVer++
+			c.teamChanged(t.w.Queue, nil, -1)
 			c.plan.Preempted = append(c.plan.Preempted, Preemption{W: t.w, By: w, Reason: t.reason})
 			issued = true
 		}

@@ -14,45 +14,90 @@ import (
 // a head's search that ended at the quick test is remembered. So do
 // cycles: heads of sibling teams are ordered by one sort, a head with
 // victims is not asked again whether it fits unless usage was added before
-// it, and a cycle that would repeat the last idle one is not run. Two
-// cores, one with the shortcuts and one without, must make the same
-// decisions, step by step, over random streams of jobs that arrive, finish
-// and are preempted, while teams' quotas now and then change.
+// it, a cycle that would repeat the last idle one is not run, and a head's
+// nomination is kept while nothing it reads has changed. Two cores, one
+// with the shortcuts and one without, must make the same decisions, step by
+// step, over random streams of jobs that arrive, finish and are preempted,
+// while teams' quotas now and then change and, where nodes are modelled,
+// nodes fail and come back; with fair sharing and with classical
+// preemption.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
-	preemptions := 0
-	for _, deep := range []bool{false, true} {
-		for seed := range uint64(40) {
-			fast, slow := newTwin(t, deep, false), newTwin(t, deep, true)
-			rng := rand.New(rand.NewPCG(seed, 99))
-			for step := range 120 {
-				now := float64(step)
-				w := &Workload{Seq: int64(step), Queue: rng.IntN(4), Priority: int32(rng.IntN(3)), Order: now,
-					Req: Request{Accel: Qty(1+rng.IntN(7)) * Milli}}
-				// Some jobs name their types: one of them, or both in either order.
-				w.Req.Compatible = [][]int{nil, nil, {0}, {1}, {0, 1}, {1, 0}}[rng.IntN(6)]
-				fast.submit(w)
-				slow.submit(w)
-				if rng.IntN(20) == 0 { // now and then a team's quota changes
-					q, f, nom := rng.IntN(4), rng.IntN(2), Qty(rng.IntN(9))*Milli
-					fast.c.SetQuota(q, f, 0, nom)
-					slow.c.SetQuota(q, f, 0, nom)
-				}
-				finish := -1
-				if n := len(fast.running); n > 0 && rng.IntN(2) == 0 {
-					finish = rng.IntN(n)
-				}
-				got, want := fast.step(now, finish), slow.step(now, finish)
-				if got != want {
-					t.Fatalf("deep %v, seed %d, step %d:\nwith shortcuts    %s\nwithout shortcuts %s", deep, seed, step, got, want)
-				}
-				preemptions += strings.Count(got, "preempt")
+	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}} {
+		t.Run(v.String(), func(t *testing.T) {
+			preemptions := 0
+			for seed := range uint64(40) {
+				preemptions += runTwins(t, v, seed)
 			}
+			t.Logf("%d preemptions", preemptions)
+			if preemptions < 1000 {
+				t.Fatalf("only %d preemptions: the streams do not exercise the searches", preemptions)
+			}
+		})
+	}
+}
+
+// runTwins drives a core with the shortcuts and one without over one random
+// stream, fails at the first step where they differ, and counts the
+// preemptions.
+func runTwins(t *testing.T, v twinVariant, seed uint64) int {
+	fast, slow := newTwin(t, v, false), newTwin(t, v, true)
+	rng := rand.New(rand.NewPCG(seed, 99))
+	preemptions := 0
+	for step := range 120 {
+		now := float64(step)
+		w := &Workload{Seq: int64(step), Queue: rng.IntN(4), Priority: int32(rng.IntN(3)), Order: now,
+			Req: Request{Accel: Qty(1+rng.IntN(7)) * Milli}}
+		// Some jobs name their types: one of them, or both in either order.
+		w.Req.Compatible = [][]int{nil, nil, {0}, {1}, {0, 1}, {1, 0}}[rng.IntN(6)]
+		fast.submit(w)
+		slow.submit(w)
+		if rng.IntN(20) == 0 { // now and then a team's quota changes
+			q, f, nom := rng.IntN(4), rng.IntN(2), Qty(rng.IntN(9))*Milli
+			fast.c.SetQuota(q, f, 0, nom)
+			slow.c.SetQuota(q, f, 0, nom)
+		}
+		got, want := "", ""
+		if v.nodes && rng.IntN(8) == 0 { // a node fails or comes back
+			f, n, up := rng.IntN(2), int32(rng.IntN(5)), rng.IntN(2) == 0
+			got, want = fast.setNode(f, n, up, now), slow.setNode(f, n, up, now)
+		}
+		finish := -1
+		if n := len(fast.running); n > 0 && rng.IntN(2) == 0 {
+			finish = rng.IntN(n)
+		}
+		got, want = got+fast.step(now, finish), want+slow.step(now, finish)
+		if got != want {
+			t.Fatalf("seed %d, step %d:\nwith shortcuts    %s\nwithout shortcuts %s", seed, step, got, want)
+		}
+		preemptions += strings.Count(got, "preempt")
+	}
+	return preemptions
+}
+
+// twinVariant is the model twins run on: teams under one root or two child
+// cohorts; nodes of four accelerators modelled or not; fair sharing or
+// classical preemption.
+type twinVariant struct{ deep, nodes, classical bool }
+
+func (v twinVariant) String() string {
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v", v.deep, v.nodes, v.classical)
+}
+
+func (v twinVariant) model() *Model {
+	m := twoTypeModel(v.deep)
+	if v.nodes {
+		m.NodesModelled = true
+		for f := range m.Flavors {
+			m.Flavors[f].Nodes, m.Flavors[f].NodeAccel = 5, 4*Milli
 		}
 	}
-	t.Logf("%d preemptions", preemptions)
-	if preemptions < 500 {
-		t.Fatalf("only %d preemptions: the streams do not exercise the searches", preemptions)
+	if v.classical {
+		m.FairSharing.Enabled = false
+		for q := range m.Queues {
+			m.Queues[q].BorrowWithin = LowerPriority
+		}
 	}
+	return m
 }
 
 // twin is a core driven by a test, with its jobs in a stable order.
@@ -63,8 +108,8 @@ type twin struct {
 	bySeq   map[int64]*Workload
 }
 
-func newTwin(t *testing.T, deep, exhaustive bool) *twin {
-	c, err := NewCore(twoTypeModel(deep))
+func newTwin(t *testing.T, v twinVariant, exhaustive bool) *twin {
+	c, err := NewCore(v.model())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +144,21 @@ func (tw *twin) step(now float64, finish int) string {
 	return tw.schedule(now)
 }
 
+// setNode takes a node down, requeueing the jobs on it, or brings it back,
+// and describes what it requeued.
+func (tw *twin) setNode(f int, n int32, up bool, now float64) string {
+	out := ""
+	if !up {
+		for _, w := range tw.c.JobsOnNode(f, n) {
+			tw.c.Requeue(w, now)
+			tw.running = slices.DeleteFunc(tw.running, func(s int64) bool { return s == w.Seq })
+			out += fmt.Sprintf("requeue %d; ", w.Seq)
+		}
+	}
+	tw.c.SetNodeHealthy(f, n, up)
+	return out
+}
+
 // schedule runs Schedule alone and describes the plan.
 func (tw *twin) schedule(now float64) string {
 	p := tw.c.Schedule(now)
@@ -119,7 +179,7 @@ func (tw *twin) schedule(now float64) string {
 // heads, so the next call changes nothing, exactly as a core without the
 // shortcut decides; a job that becomes another team's head is nominated.
 func TestACycleThatWouldRepeatTheLastIdleOneIsCountedButNotRun(t *testing.T) {
-	fast, slow := newTwin(t, false, false), newTwin(t, false, true)
+	fast, slow := newTwin(t, twinVariant{}, false), newTwin(t, twinVariant{}, true)
 	both := func(w Workload) {
 		w.Req.Compatible = []int{0} // type x only
 		fast.submit(&w)
@@ -168,5 +228,57 @@ func TestACycleThatWouldRepeatTheLastIdleOneIsCountedButNotRun(t *testing.T) {
 	ws, wr := slow.c.Why(slow.bySeq[6])
 	if gs != ws || gr != wr || gr != "waiting for jobs preempted by another job to stop" {
 		t.Fatalf("the new head: %s %q, without the shortcut %s %q", gs, gr, ws, wr)
+	}
+}
+
+// A kept nomination rests on the nodes of the job's types too. Team b's
+// head needs two whole nodes of type x: one idle and one held by the job it
+// reclaims from team a. When the idle node fails, or is taken out of the
+// fleet, the head needs a second victim, though no job was released or
+// admitted.
+func TestANodeLostIsSeenByTheHeadWaitingOnItsType(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose func(c *Core, idle int32)
+	}{
+		{"fails", func(c *Core, idle int32) { c.SetNodeHealthy(0, idle, false) }},
+		{"removed", func(c *Core, _ int32) { c.PickNodesToRemove(0, 1) }}, // free nodes go first
+	} {
+		lose := tc.lose
+		t.Run(tc.name, func(t *testing.T) {
+			v := twinVariant{nodes: true}
+			fast, slow := newTwin(t, v, false), newTwin(t, v, true)
+			both := func(w Workload) {
+				w.Req.Compatible = []int{0} // type x only: five nodes of four
+				fast.submit(&w)
+				slow.submit(&w)
+			}
+			for i := range 4 { // team a borrows 12 of type x's 20, a node per job
+				both(Workload{Seq: int64(i), Queue: 0, Req: Request{Accel: 4 * Milli}})
+			}
+			if got := fast.schedule(0); got != "admit 0 on 0; admit 1 on 0; admit 2 on 0; admit 3 on 0; " {
+				t.Fatalf("setup: %s", got)
+			}
+			slow.schedule(0)
+			both(Workload{Seq: 4, Queue: 1, Order: 1, Req: Request{Accel: 8 * Milli}}) // within b's quota of 8
+			if got, want := fast.schedule(1), slow.schedule(1); got != want || strings.Count(got, "preempt") != 1 {
+				t.Fatalf("b's job should reclaim one of a's jobs: %q, without the shortcut %q", got, want)
+			}
+			idle := int32(-1)
+			for n := range int32(5) {
+				if len(fast.c.JobsOnNode(0, n)) == 0 {
+					idle = n
+				}
+			}
+			if idle < 0 {
+				t.Fatal("setup: no idle node of type x")
+			}
+			lose(fast.c, idle)
+			lose(slow.c, idle)
+			got, want := fast.schedule(2), slow.schedule(2)
+			if got != want || strings.Count(got, "preempt") != 1 || !strings.Contains(got, "for 4") {
+				t.Fatalf("with the idle node gone b's job should reclaim a second job: %q, without the shortcut %q", got, want)
+			}
+		})
 	}
 }

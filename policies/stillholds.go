@@ -1,0 +1,98 @@
+package policies
+
+import mbits "math/bits"
+
+// A head is nominated again whenever the state changed, yet most changes
+// touch nothing its nomination reads. Under a root whose children are all
+// teams, a nomination reads its own team; the usage and nodes of the types
+// it may take; and, of other teams, only those that borrow on those types'
+// resources (the only ones with candidates, or whose shares are compared).
+// A team that does not borrow there and changed did so on other types, so
+// it did not borrow there when the head was nominated either. So when none
+// of those changed, the kept nomination is the one a new one would give.
+
+// changeLog records, by the state version they were made at, the latest
+// change to each team and to each type's usage or nodes, and the latest
+// change to quotas or node counts (which voids every kept nomination).
+type changeLog struct {
+	team   []uint64
+	flavor []uint64
+	void   uint64
+}
+
+func newChangeLog(queues, flavors int) changeLog {
+	return changeLog{team: make([]uint64, queues), flavor: make([]uint64, flavors)}
+}
+
+// teamChanged records a change to queue q's jobs or usage; usage lists the
+// flavor-resources it moved on, and placed the type of nodes it took or
+// gave back (-1: none).
+func (c *Core) teamChanged(q int, usage []frQty, placed int) {
+	v := c.stateVer
+	c.changes.team[q] = v
+	nR := len(c.m.Resources)
+	for _, u := range usage {
+		c.changes.flavor[u.fr/nR] = v
+	}
+	if placed >= 0 {
+		c.changes.flavor[placed] = v
+	}
+}
+
+// stillHolds says whether w's kept nomination, made at state version
+// w.nomVer, is the one a nomination now would make.
+func (c *Core) stillHolds(w *Workload) bool {
+	ch := &c.changes
+	v := w.nomVer
+	if c.exhaustive || ch.void > v || ch.team[w.Queue] > v {
+		return false
+	}
+	t := c.tree
+	qn := t.qNode[w.Queue]
+	if !t.amongSiblings(qn) {
+		return false // a cohort's share reads every type its teams use
+	}
+	types, ok := c.typesOf(w)
+	if !ok {
+		return false
+	}
+	for b := types; b != 0; b &= b - 1 {
+		if ch.flavor[mbits.TrailingZeros64(b)] > v {
+			return false
+		}
+	}
+	// Teams that changed since, borrowing on the job's resources now.
+	root := t.rootOf[qn]
+	nR := len(c.m.Resources)
+	for q, at := range ch.team {
+		if at <= v || t.rootOf[t.qNode[q]] != root {
+			continue
+		}
+		for b := types; b != 0; b &= b - 1 {
+			f := mbits.TrailingZeros64(b)
+			for r := range nR {
+				if t.over[f*nR+r][q>>6]&(1<<(uint(q)&63)) != 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// typesOf is the set of types a job may take in any of its team's
+// resource groups, as bits; it is false when a type's index is past 63.
+func (c *Core) typesOf(w *Workload) (uint64, bool) {
+	var flv [16]int
+	var types uint64
+	groups := c.m.Queues[w.Queue].Groups
+	for gi := range groups {
+		for _, f := range c.flavorOrder(w, &groups[gi], flv[:0]) {
+			if f >= 64 {
+				return 0, false
+			}
+			types |= 1 << uint(f)
+		}
+	}
+	return types, true
+}

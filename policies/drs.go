@@ -81,28 +81,25 @@ func (c *Core) shareWith(n int, delta []frQty, sign Qty) drs {
 	if nd.parent < 0 {
 		return d
 	}
-	nR := t.nRes
-	var buf [8]Qty
-	borrowed := nd.borrowed
-	if len(delta) > 0 {
-		borrowed = append(buf[:0], nd.borrowed...)
-		for _, w := range delta {
-			fr := w.fr
-			borrowed[t.resOf[fr]] += max(0, nd.usage[fr]+sign*w.q-nd.subtree[fr]) - max(0, nd.usage[fr]-nd.subtree[fr])
-		}
-	}
 	var best float64 = -1
-	lendable := t.lendable[n*nR : n*nR+nR]
-	for r, b := range borrowed {
+	lendable := nd.lendable
+	for r, b := range nd.borrowed {
+		// The change delta makes to what is borrowed of r, read in place:
+		// a copy of the node's borrowed list cost more than the loop.
+		for _, x := range delta {
+			if t.resOf[x.fr] == r {
+				u, sub := nd.usage[x.fr], nd.subtree[x.fr]
+				b += max(0, u+sign*x.q-sub) - max(0, u-sub)
+			}
+		}
 		if b <= 0 {
 			continue
 		}
 		d.borrowing = true
-		if lendable[r] <= 0 {
-			continue
-		}
-		if ratio := float64(b) * 1000 / float64(lendable[r]); ratio > best {
-			best = ratio
+		if l := lendable[r]; l > 0 {
+			if ratio := float64(b) * 1000 / float64(l); ratio > best {
+				best = ratio
+			}
 		}
 	}
 	if best > 0 {

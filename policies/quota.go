@@ -19,6 +19,7 @@ type treeNode struct {
 	local    []Qty
 	usage    []Qty
 	borrowed []Qty // by resource: usage above subtree quota, summed over flavors
+	lendable []Qty // by resource: the node's part of quotaTree.lendable
 	height   int
 	ver      uint64 // bumped when usage changes
 	drsVer   uint64 // ver when drsVal was computed (ver is never 0 once built)
@@ -165,6 +166,9 @@ func (t *quotaTree) recompute() {
 		for fr := 0; fr < t.nFR; fr++ {
 			t.lendable[n*t.nRes+fr%t.nRes] += t.potentialAvailable(p, fr)
 		}
+	}
+	for n := range t.nodes {
+		t.nodes[n].lendable = t.lendable[n*t.nRes : (n+1)*t.nRes : (n+1)*t.nRes]
 	}
 }
 

@@ -62,9 +62,11 @@ type Core struct {
 	grown      growthLog
 	changes    changeLog // what a kept nomination must check (stillHolds)
 	spareQuick []*quickMemo
-	afs        *afsState
-	fifo       *fifoState
-	batch      *batchState
+	// spareSearches holds memos of heads that left their queue.
+	spareSearches []*searchMemo
+	afs           *afsState
+	fifo          *fifoState
+	batch         *batchState
 }
 
 type reservation struct {
@@ -274,6 +276,11 @@ func (c *Core) dequeue(w *Workload) {
 	if w.quick != nil {
 		c.spareQuick = append(c.spareQuick, w.quick)
 		w.quick = nil
+	}
+	if m := w.searches; m != nil {
+		*m = searchMemo{} // its targets are no longer held
+		c.spareSearches = append(c.spareSearches, m)
+		w.searches = nil
 	}
 	switch {
 	case c.fifo != nil:

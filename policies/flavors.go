@@ -192,7 +192,17 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		if p := c.pools[f]; p != nil {
 			sub.placeNeed = c.need(w.shape, f).place
 		}
-		ch.targets = c.findTargets(sub)
+		memo := c.searchMemoOn(e, f)
+		known := false
+		if memo {
+			ch.targets, known = c.knownSearch(e, f)
+		}
+		if !known {
+			ch.targets = c.findTargets(sub)
+			if memo {
+				c.rememberSearch(e, f, ch.targets)
+			}
+		}
 		if len(ch.targets) == 0 {
 			ch.mode = modeNoCandidates
 			ch.why = why{code: whyNoCandidates, f: f, r: -1}

@@ -22,7 +22,7 @@ import (
 // nodes fail and come back; with fair sharing and with classical
 // preemption.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
-	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}} {
+	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(40) {
@@ -49,6 +49,9 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 			Req: Request{Accel: Qty(1+rng.IntN(7)) * Milli}}
 		// Some jobs name their types: one of them, or both in either order.
 		w.Req.Compatible = [][]int{nil, nil, {0}, {1}, {0, 1}, {1, 0}}[rng.IntN(6)]
+		if v.lostWork { // the work a job would lose moves with the time
+			w.RunStart, w.CheckpointInterval = now, float64(rng.IntN(4))*1.5
+		}
 		fast.submit(w)
 		slow.submit(w)
 		if rng.IntN(20) == 0 { // now and then a team's quota changes
@@ -76,11 +79,12 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 
 // twinVariant is the model twins run on: teams under one root or two child
 // cohorts; nodes of four accelerators modelled or not; fair sharing or
-// classical preemption.
-type twinVariant struct{ deep, nodes, classical bool }
+// classical preemption; candidates ordered by the work they would lose or
+// not.
+type twinVariant struct{ deep, nodes, classical, lostWork bool }
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v", v.deep, v.nodes, v.classical)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v", v.deep, v.nodes, v.classical, v.lostWork)
 }
 
 func (v twinVariant) model() *Model {
@@ -91,6 +95,7 @@ func (v twinVariant) model() *Model {
 			m.Flavors[f].Nodes, m.Flavors[f].NodeAccel = 5, 4*Milli
 		}
 	}
+	m.PreferLeastLostWork = v.lostWork
 	if v.classical {
 		m.FairSharing.Enabled = false
 		for q := range m.Queues {

@@ -42,36 +42,38 @@ func (c *Core) teamChanged(q int, usage []frQty, placed int) {
 // stillHolds says whether w's kept nomination, made at state version
 // w.nomVer, is the one a nomination now would make.
 func (c *Core) stillHolds(w *Workload) bool {
+	types, ok := c.typesOf(w)
+	return ok && c.unchangedSince(w.nomVer, w.Queue, types)
+}
+
+// unchangedSince says whether nothing a nomination of a head of queue q
+// reads about the types in the set types has changed since state version v.
+func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
 	ch := &c.changes
-	v := w.nomVer
-	if c.exhaustive || ch.void > v || ch.team[w.Queue] > v {
+	if c.exhaustive || ch.void > v || ch.team[q] > v {
 		return false
 	}
 	t := c.tree
-	qn := t.qNode[w.Queue]
+	qn := t.qNode[q]
 	if !t.amongSiblings(qn) {
 		return false // a cohort's share reads every type its teams use
-	}
-	types, ok := c.typesOf(w)
-	if !ok {
-		return false
 	}
 	for b := types; b != 0; b &= b - 1 {
 		if ch.flavor[mbits.TrailingZeros64(b)] > v {
 			return false
 		}
 	}
-	// Teams that changed since, borrowing on the job's resources now.
+	// Teams that changed since, borrowing on the types' resources now.
 	root := t.rootOf[qn]
 	nR := len(c.m.Resources)
-	for q, at := range ch.team {
-		if at <= v || t.rootOf[t.qNode[q]] != root {
+	for x, at := range ch.team {
+		if at <= v || t.rootOf[t.qNode[x]] != root {
 			continue
 		}
 		for b := types; b != 0; b &= b - 1 {
 			f := mbits.TrailingZeros64(b)
 			for r := range nR {
-				if t.over[f*nR+r][q>>6]&(1<<(uint(q)&63)) != 0 {
+				if t.over[f*nR+r][x>>6]&(1<<(uint(x)&63)) != 0 {
 					return false
 				}
 			}

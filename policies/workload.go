@@ -121,6 +121,7 @@ type Workload struct {
 	nomEntry   *entry
 	nomVer     uint64
 	quick      *quickMemo
+	searches   *searchMemo
 	batchTerm  float64
 	batchRef   float64
 }

@@ -20,6 +20,9 @@ type treeNode struct {
 	usage    []Qty
 	borrowed []Qty // by resource: usage above subtree quota, summed over flavors
 	lendable []Qty // by resource: the node's part of quotaTree.lendable
+	// potential is, by flavor-resource, the most the node could ever take
+	// (potentialAvailable), which moves only with quotas.
+	potential []Qty
 	height   int
 	ver      uint64 // bumped when usage changes
 	drsVer   uint64 // ver when drsVal was computed (ver is never 0 once built)
@@ -155,6 +158,13 @@ func (t *quotaTree) recompute() {
 			if nd := &t.nodes[n]; nd.usage[fr] > nd.subtree[fr] {
 				t.over[fr][qi>>6] |= 1 << (uint(qi) & 63)
 			}
+		}
+	}
+	for n := range t.nodes {
+		nd := &t.nodes[n]
+		nd.potential = grow(nd.potential, t.nFR)
+		for fr := range nd.potential {
+			nd.potential[fr] = t.computePotential(n, fr)
 		}
 	}
 	t.lendable = make([]Qty, len(t.nodes)*t.nRes)
@@ -315,12 +325,14 @@ func (t *quotaTree) overOnAny(q int, frs []int) bool {
 func (t *quotaTree) queueAvailable(n, fr int) Qty { return max(0, t.available(n, fr)) }
 
 // potentialAvailable is the most node n could ever take of fr.
-func (t *quotaTree) potentialAvailable(n, fr int) Qty {
+func (t *quotaTree) potentialAvailable(n, fr int) Qty { return t.nodes[n].potential[fr] }
+
+func (t *quotaTree) computePotential(n, fr int) Qty {
 	nd := &t.nodes[n]
 	if nd.parent < 0 {
 		return nd.subtree[fr]
 	}
-	a := nd.local[fr] + t.potentialAvailable(nd.parent, fr)
+	a := nd.local[fr] + t.computePotential(nd.parent, fr)
 	if q := nd.quota[fr]; q.HasBorrow {
 		a = min(a, nd.subtree[fr]+q.BorrowLimit)
 	}

@@ -60,7 +60,7 @@ type Core struct {
 	// look at again (quickMemo).
 	teamVer    []uint64
 	grown      growthLog
-	changes    changeLog // what a kept nomination must check (stillHolds)
+	changes    changeLog // what kept nominations and searches check (stillholds.go)
 	spareQuick []*quickMemo
 	// spareSearches holds memos of heads that left their queue.
 	spareSearches []*searchMemo

@@ -192,17 +192,7 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		if p := c.pools[f]; p != nil {
 			sub.placeNeed = c.need(w.shape, f).place
 		}
-		memo := c.searchMemoOn(e, f)
-		known := false
-		if memo {
-			ch.targets, known = c.knownSearch(e, f)
-		}
-		if !known {
-			ch.targets = c.findTargets(sub)
-			if memo {
-				c.rememberSearch(e, f, ch.targets)
-			}
-		}
+		ch.targets = c.targetsOn(e, sub, f)
 		if len(ch.targets) == 0 {
 			ch.mode = modeNoCandidates
 			ch.why = why{code: whyNoCandidates, f: f, r: -1}

@@ -23,10 +23,10 @@ type treeNode struct {
 	// potential is, by flavor-resource, the most the node could ever take
 	// (potentialAvailable), which moves only with quotas.
 	potential []Qty
-	height   int
-	ver      uint64 // bumped when usage changes
-	drsVer   uint64 // ver when drsVal was computed (ver is never 0 once built)
-	drsVal   drs
+	height    int
+	ver       uint64 // bumped when usage changes
+	drsVer    uint64 // ver when drsVal was computed (ver is never 0 once built)
+	drsVal    drs
 	// The share without the team's smallest job on one flavor-resource
 	// (bestCaseShare), kept while usage is unchanged: most searches ask it
 	// of teams no earlier search touched.

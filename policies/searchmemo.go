@@ -26,6 +26,21 @@ func (m *searchMemo) find(f int) int {
 	return -1
 }
 
+// targetsOn returns the targets of e's search on type f (sub is the
+// search's entry): remembered when nothing it reads has changed, else
+// searched for and remembered.
+func (c *Core) targetsOn(e, sub *entry, f int) []target {
+	if !c.searchMemoOn(e, f) {
+		return c.findTargets(sub)
+	}
+	if ts, ok := c.knownSearch(e, f); ok {
+		return ts
+	}
+	ts := c.findTargets(sub)
+	c.rememberSearch(e, f, ts)
+	return ts
+}
+
 // searchMemoOn says whether e's searches may be remembered: one podset of
 // one group (its usage on a type is fixed) on a type with an index below 64.
 func (c *Core) searchMemoOn(e *entry, f int) bool {

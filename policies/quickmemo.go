@@ -12,10 +12,48 @@ package policies
 
 // quickMemo is a head's remembered quick tests, one per flavor.
 type quickMemo struct {
-	n     int
-	f     [4]int32
+	typeSlots
 	grown [4]uint64 // grown.n when last known to hold
 	owner [4]uint64 // the head's team's teamVer then
+}
+
+// typeSlots keys a head's memo entries by flavor, four at most.
+type typeSlots struct {
+	n int
+	f [4]int32
+}
+
+func (s *typeSlots) find(f int) int {
+	for i := range s.n {
+		if s.f[i] == int32(f) {
+			return i
+		}
+	}
+	return -1
+}
+
+// slot returns f's entry, taking a free one for it; -1 when all hold others.
+func (s *typeSlots) slot(f int) int {
+	i := s.find(f)
+	if i < 0 && s.n < len(s.f) {
+		i = s.n
+		s.f[i] = int32(f)
+		s.n++
+	}
+	return i
+}
+
+// spareOrNew takes a memo from spare, cleared, or makes one.
+func spareOrNew[T any](spare *[]*T) *T {
+	n := len(*spare)
+	if n == 0 {
+		return new(T)
+	}
+	m := (*spare)[n-1]
+	*spare = (*spare)[:n-1]
+	var zero T
+	*m = zero
+	return m
 }
 
 // growthLog lists the queues of the latest admissions (-1: quotas or
@@ -28,15 +66,6 @@ type growthLog struct {
 func (g *growthLog) note(q int32) {
 	g.ring[g.n%uint64(len(g.ring))] = q
 	g.n++
-}
-
-func (m *quickMemo) find(f int) int {
-	for i := range m.n {
-		if m.f[i] == int32(f) {
-			return i
-		}
-	}
-	return -1
 }
 
 // quickSaysNone says whether e's search on its flavor is known to find no
@@ -86,21 +115,10 @@ func (c *Core) rememberNone(e *entry) {
 	}
 	m := e.w.quick
 	if m == nil {
-		if n := len(c.spareQuick); n > 0 {
-			m, c.spareQuick = c.spareQuick[n-1], c.spareQuick[:n-1]
-			*m = quickMemo{}
-		} else {
-			m = new(quickMemo)
-		}
+		m = spareOrNew(&c.spareQuick)
 		e.w.quick = m
 	}
-	i := m.find(e.flavor)
-	if i < 0 {
-		if m.n == len(m.f) {
-			return
-		}
-		i = m.n
-		m.n++
+	if i := m.slot(e.flavor); i >= 0 {
+		m.grown[i], m.owner[i] = c.grown.n, c.teamVer[e.q]
 	}
-	m.f[i], m.grown[i], m.owner[i] = int32(e.flavor), c.grown.n, c.teamVer[e.q]
 }

@@ -11,19 +11,9 @@ package policies
 
 // searchMemo is a head's remembered searches, one per type.
 type searchMemo struct {
-	n       int
-	f       [4]int32
+	typeSlots
 	ver     [4]uint64
 	targets [4][]target // shared with the nominations that took them: never written
-}
-
-func (m *searchMemo) find(f int) int {
-	for i := range m.n {
-		if m.f[i] == int32(f) {
-			return i
-		}
-	}
-	return -1
 }
 
 // targetsOn returns the targets of e's search on type f (sub is the
@@ -67,21 +57,10 @@ func (c *Core) knownSearch(e *entry, f int) ([]target, bool) {
 func (c *Core) rememberSearch(e *entry, f int, targets []target) {
 	m := e.w.searches
 	if m == nil {
-		if n := len(c.spareSearches); n > 0 {
-			m, c.spareSearches = c.spareSearches[n-1], c.spareSearches[:n-1]
-			*m = searchMemo{}
-		} else {
-			m = new(searchMemo)
-		}
+		m = spareOrNew(&c.spareSearches)
 		e.w.searches = m
 	}
-	i := m.find(f)
-	if i < 0 {
-		if m.n == len(m.f) {
-			return
-		}
-		i = m.n
-		m.n++
+	if i := m.slot(f); i >= 0 {
+		m.ver[i], m.targets[i] = c.stateVer, targets
 	}
-	m.f[i], m.ver[i], m.targets[i] = int32(f), c.stateVer, targets
 }

@@ -84,17 +84,33 @@ func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
 
 // typesOf is the set of types a job may take in any of its team's
 // resource groups, as bits; it is false when a type's index is past 63.
+// It is worked out once per job: its request and team do not change.
 func (c *Core) typesOf(w *Workload) (uint64, bool) {
+	switch w.typesKnown {
+	case typesFit:
+		return w.types, true
+	case typesPast63:
+		return 0, false
+	}
 	var flv [16]int
 	var types uint64
 	groups := c.m.Queues[w.Queue].Groups
 	for gi := range groups {
 		for _, f := range c.flavorOrder(w, &groups[gi], flv[:0]) {
 			if f >= 64 {
+				w.typesKnown = typesPast63
 				return 0, false
 			}
 			types |= 1 << uint(f)
 		}
 	}
+	w.types, w.typesKnown = types, typesFit
 	return types, true
 }
+
+// What a job's types field holds.
+const (
+	typesUnknown uint8 = iota
+	typesFit           // the set, as bits
+	typesPast63        // a type's index is past 63: no set
+)

@@ -122,6 +122,8 @@ type Workload struct {
 	nomVer     uint64
 	quick      *quickMemo
 	searches   *searchMemo
+	types      uint64 // the types it may take, as bits (typesOf)
+	typesKnown uint8
 	batchTerm  float64
 	batchRef   float64
 }

@@ -55,12 +55,10 @@ type Core struct {
 	// usage (admitted or reserved) since the cycle's nominations.
 	addedThisCycle bool
 	settled        settledCycle
-	// teamVer counts, per queue, admissions, releases and evictions, and
 	// grown lists the latest admissions: what a remembered quick test must
 	// look at again (quickMemo).
-	teamVer    []uint64
 	grown      growthLog
-	changes    changeLog // what kept nominations and searches check (stillholds.go)
+	changes    changeLog // what kept nominations, searches and quick tests check (stillholds.go)
 	spareQuick []*quickMemo
 	// spareSearches holds memos of heads that left their queue.
 	spareSearches []*searchMemo
@@ -97,7 +95,6 @@ func NewCore(m *Model) (*Core, error) {
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))
 	c.withPending = make([]uint64, (len(m.Queues)+63)/64)
-	c.teamVer = make([]uint64, len(m.Queues))
 	c.changes = newChangeLog(len(m.Queues), len(m.Flavors))
 	for i := range c.queues {
 		c.queues[i].noVictims = m.Kind == KindFIFO || m.Kind == KindPriority
@@ -310,8 +307,7 @@ func (c *Core) AddAdmitted(w *Workload, assignment [][]int, admittedAt float64, 
 	c.commit(w, assignment, usage, placement{flavor: -1}, admittedAt)
 	if evicting {
 		w.state = stateEvicting
-		c.queues[w.Queue].victims.markEvicting(w)
-		c.teamVer[w.Queue]++
+		c.queues[w.Queue].victims.markEvicting(w) // commit stamped the team
 	}
 	return nil
 }
@@ -359,7 +355,6 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	w.waiting = false
 	c.stateVer++
 	c.grown.note(int32(w.Queue))
-	c.teamVer[w.Queue]++
 	c.teamChanged(w.Queue, usage, pl.flavor)
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
@@ -394,7 +389,6 @@ func accelOf(m *Model, usage []frQty) Qty {
 // release undoes commit and bumps the capacity generation.
 func (c *Core) release(w *Workload) {
 	c.stateVer++
-	c.teamVer[w.Queue]++
 	c.teamChanged(w.Queue, w.usage, w.place.flavor)
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)

@@ -240,7 +240,6 @@ func (c *Core) process(e *entry, now float64) bool {
 			}
 			t.w.state = stateEvicting
 			c.queues[t.w.Queue].victims.markEvicting(t.w)
-			c.teamVer[t.w.Queue]++
 			c.stateVer++
 			c.teamChanged(t.w.Queue, nil, -1)
 			c.plan.Preempted = append(c.plan.Preempted, Preemption{W: t.w, By: w, Reason: t.reason})

@@ -14,7 +14,7 @@ package policies
 type quickMemo struct {
 	typeSlots
 	grown [4]uint64 // grown.n when last known to hold
-	owner [4]uint64 // the head's team's teamVer then
+	since [4]uint64 // the state version it was made at: its team unchanged since
 }
 
 // typeSlots keys a head's memo entries by flavor, four at most.
@@ -77,7 +77,7 @@ func (c *Core) quickSaysNone(e *entry, strategies []FairStrategy) bool {
 		return false
 	}
 	i := m.find(e.flavor)
-	if i < 0 || m.owner[i] != c.teamVer[e.q] {
+	if i < 0 || c.changes.team[e.q] > m.since[i] {
 		return false
 	}
 	g := &c.grown
@@ -119,6 +119,6 @@ func (c *Core) rememberNone(e *entry) {
 		e.w.quick = m
 	}
 	if i := m.slot(e.flavor); i >= 0 {
-		m.grown[i], m.owner[i] = c.grown.n, c.teamVer[e.q]
+		m.grown[i], m.since[i] = c.grown.n, c.stateVer
 	}
 }

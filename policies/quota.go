@@ -1,5 +1,7 @@
 package policies
 
+import mbits "math/bits"
+
 // The quota tree: every queue and cohort is a node with, per flavor-resource
 // (fr = flavor*R + resource), its quota, the quota of its whole subtree, the
 // part of that reserved for the subtree (not lent to the parent), and usage.
@@ -316,6 +318,20 @@ func (t *quotaTree) overOnAny(q int, frs []int) bool {
 	for _, fr := range frs {
 		if t.over[fr][q>>6]&(1<<(uint(q)&63)) != 0 {
 			return true
+		}
+	}
+	return false
+}
+
+// overOnTypes says whether queue q uses more than its quota of any
+// resource on the flavors in the set types (as bits).
+func (t *quotaTree) overOnTypes(q int, types uint64) bool {
+	for b := types; b != 0; b &= b - 1 {
+		f := mbits.TrailingZeros64(b)
+		for fr := f * t.nRes; fr < (f+1)*t.nRes; fr++ {
+			if t.over[fr][q>>6]&(1<<(uint(q)&63)) != 0 {
+				return true
+			}
 		}
 	}
 	return false

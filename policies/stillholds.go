@@ -65,18 +65,9 @@ func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
 	}
 	// Teams that changed since, borrowing on the types' resources now.
 	root := t.rootOf[qn]
-	nR := len(c.m.Resources)
 	for x, at := range ch.team {
-		if at <= v || t.rootOf[t.qNode[x]] != root {
-			continue
-		}
-		for b := types; b != 0; b &= b - 1 {
-			f := mbits.TrailingZeros64(b)
-			for r := range nR {
-				if t.over[f*nR+r][x>>6]&(1<<(uint(x)&63)) != 0 {
-					return false
-				}
-			}
+		if at > v && t.rootOf[t.qNode[x]] == root && t.overOnTypes(x, types) {
+			return false
 		}
 	}
 	return true

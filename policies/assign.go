@@ -212,6 +212,9 @@ func (c *Core) nominate(e *entry) {
 				e.flavor = best.f
 			}
 			n := c.need(w.shape, best.f)
+			if !n.ok {
+				continue // no node of the type could hold it: it adds no usage
+			}
 			for _, r := range g.Resources {
 				if v := n.podsets[pi][r]; v > 0 {
 					acc = acc.add(best.f*nR+r, v)

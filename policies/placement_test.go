@@ -1,6 +1,7 @@
 package policies_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/allot-sim/allot/policies"
@@ -69,5 +70,27 @@ func TestPlacementDependsOnNodeStateNotHistory(t *testing.T) {
 	f.step(2)
 	if z.Nodes()[0] != 0 {
 		t.Errorf("node %d, want 0", z.Nodes()[0])
+	}
+}
+
+// A job no node of its types could hold waits, with that as its reason,
+// while the others go on: here a GPU job whose one type has no GPUs.
+func TestAJobNoNodeOfItsTypesCouldHoldWaitsWithThatReason(t *testing.T) {
+	f := newFixture(t, `
+name: t
+fleet:
+  instance_types:
+    - {name: eight, accelerators: 8, vcpus: 64, memory_gib: 512}
+    - {name: cpu, accelerators: 0, vcpus: 64, memory_gib: 512}
+  nodes: [{type: eight, count: 1}, {type: cpu, count: 1}]
+teams: [{name: a, quota: {eight: 8, cpu: 0}}]
+policy: {kind: quota}
+`)
+	stuck := f.submit(job{name: "stuck", team: "a", acc: 1, types: []string{"cpu"}})
+	f.submit(job{name: "fits", team: "a", acc: 1})
+	adm, _ := f.step(0)
+	eq(t, "admitted", adm, []string{"fits@eight"})
+	if state, why := f.core.Why(stuck); !strings.Contains(why, "cpu: the job does not fit on one of its nodes") {
+		t.Errorf("the stuck job is %s: %q", state, why)
 	}
 }

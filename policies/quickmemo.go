@@ -1,5 +1,7 @@
 package policies
 
+import "slices"
+
 // A head that cannot fit is nominated again after every change in its
 // cohort, and most of its searches end at the quick test: its own team has
 // no candidate, the job would borrow, and no borrowing team could lose a
@@ -15,6 +17,7 @@ type quickMemo struct {
 	typeSlots
 	grown [4]uint64 // grown.n when last known to hold
 	since [4]uint64 // the state version it was made at: its team unchanged since
+	need  [4]frSet  // the flavor-resources it was for
 }
 
 // typeSlots keys a head's memo entries by flavor, four at most.
@@ -42,6 +45,23 @@ func (s *typeSlots) slot(f int) int {
 	}
 	return i
 }
+
+// frSet is the flavor-resources a search was for, four at most. Which of
+// a job's resources lack room moves with the room, and a search reads only
+// the teams that borrow those: what it found holds only for the same ones.
+type frSet struct {
+	n   int // -1: too many to hold
+	frs [4]int
+}
+
+func (s *frSet) set(frs []int) {
+	s.n = -1
+	if len(frs) <= len(s.frs) {
+		s.n = copy(s.frs[:], frs)
+	}
+}
+
+func (s *frSet) is(frs []int) bool { return s.n >= 0 && slices.Equal(s.frs[:s.n], frs) }
 
 // spareOrNew takes a memo from spare, cleared, or makes one.
 func spareOrNew[T any](spare *[]*T) *T {
@@ -77,7 +97,7 @@ func (c *Core) quickSaysNone(e *entry, strategies []FairStrategy) bool {
 		return false
 	}
 	i := m.find(e.flavor)
-	if i < 0 || c.changes.team[e.q] > m.since[i] {
+	if i < 0 || c.changes.team[e.q] > m.since[i] || !m.need[i].is(e.frsNeed) {
 		return false
 	}
 	g := &c.grown
@@ -120,5 +140,6 @@ func (c *Core) rememberNone(e *entry) {
 	}
 	if i := m.slot(e.flavor); i >= 0 {
 		m.grown[i], m.since[i] = c.grown.n, c.stateVer
+		m.need[i].set(e.frsNeed)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // nodes fail and come back; with fair sharing and with classical
 // preemption.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
-	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true}} {
+	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true}, {vcpus: true}, {vcpus: true, nodes: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(40) {
@@ -49,6 +49,9 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 			Req: Request{Accel: Qty(1+rng.IntN(7)) * Milli}}
 		// Some jobs name their types: one of them, or both in either order.
 		w.Req.Compatible = [][]int{nil, nil, {0}, {1}, {0, 1}, {1, 0}}[rng.IntN(6)]
+		if v.vcpus {
+			w.Req.VCPU = Qty(rng.IntN(13)) * Milli
+		}
 		if v.lostWork { // the work a job would lose moves with the time
 			w.RunStart, w.CheckpointInterval = now, float64(rng.IntN(4))*1.5
 		}
@@ -80,11 +83,11 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 // twinVariant is the model twins run on: teams under one root or two child
 // cohorts; nodes of four accelerators modelled or not; fair sharing or
 // classical preemption; candidates ordered by the work they would lose or
-// not.
-type twinVariant struct{ deep, nodes, classical, lostWork bool }
+// not; vCPUs in quota besides GPUs, or GPUs alone.
+type twinVariant struct{ deep, nodes, classical, lostWork, vcpus bool }
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v", v.deep, v.nodes, v.classical, v.lostWork)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v", v.deep, v.nodes, v.classical, v.lostWork, v.vcpus)
 }
 
 func (v twinVariant) model() *Model {
@@ -96,6 +99,19 @@ func (v twinVariant) model() *Model {
 		}
 	}
 	m.PreferLeastLostWork = v.lostWork
+	if v.vcpus { // a team's vCPU quota is three per GPU of its quota
+		m.Resources = append(m.Resources, "vcpu")
+		for f := range m.Flavors {
+			m.Flavors[f].CPUResource, m.Flavors[f].NodeVCPU = 1, 12*Milli
+		}
+		for q := range m.Queues {
+			g := &m.Queues[q].Groups[0]
+			g.Resources = []int{0, 1}
+			for i := range g.Flavors {
+				g.Flavors[i].Quotas[1] = Quota{Nominal: 3 * g.Flavors[i].Quotas[0].Nominal}
+			}
+		}
+	}
 	if v.classical {
 		m.FairSharing.Enabled = false
 		for q := range m.Queues {

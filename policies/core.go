@@ -59,6 +59,7 @@ type Core struct {
 	// look at again (quickMemo).
 	grown      growthLog
 	changes    changeLog // what kept nominations, searches and quick tests check (stillholds.go)
+	took       takes     // the last search's takes, for the search memory
 	spareQuick []*quickMemo
 	// spareSearches holds memos of heads that left their queue.
 	spareSearches []*searchMemo
@@ -76,6 +77,7 @@ type scratch struct {
 	rem      []frQty
 	rem2     []frQty
 	targets  []target
+	replay   []target      // a replayed search's takes; never outlives it
 	subUsage []frQty       // a one-flavor search's usage; never outlives it
 	rated    []ratedFlavor // chooseFlavor's ratings of one podset's flavors
 	frs      []int
@@ -355,7 +357,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	w.waiting = false
 	c.stateVer++
 	c.grown.note(int32(w.Queue))
-	c.teamChanged(w.Queue, usage, pl.flavor)
+	c.usageMoved(w.Queue, usage, pl.flavor, false)
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}
@@ -389,7 +391,7 @@ func accelOf(m *Model, usage []frQty) Qty {
 // release undoes commit and bumps the capacity generation.
 func (c *Core) release(w *Workload) {
 	c.stateVer++
-	c.teamChanged(w.Queue, w.usage, w.place.flavor)
+	c.usageMoved(w.Queue, w.usage, w.place.flavor, true)
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	}

@@ -241,7 +241,7 @@ func (c *Core) process(e *entry, now float64) bool {
 			t.w.state = stateEvicting
 			c.queues[t.w.Queue].victims.markEvicting(t.w)
 			c.stateVer++
-			c.teamChanged(t.w.Queue, nil, -1)
+			c.teamChanged(t.w.Queue)
 			c.plan.Preempted = append(c.plan.Preempted, Preemption{W: t.w, By: w, Reason: t.reason})
 			issued = true
 		}

@@ -1,6 +1,9 @@
 package policies
 
-import mbits "math/bits"
+import (
+	mbits "math/bits"
+	"slices"
+)
 
 // Fair-sharing preemption (Kueue fairSharing.preemptionStrategies). Target
 // teams are visited from the root, always descending into the child with
@@ -149,6 +152,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	if len(strategies) == 0 {
 		strategies = defaultStrategies
 	}
+	c.took.start(e) // ends spent with no take, unless the search goes on
 	if c.quickSaysNone(e, strategies) {
 		return nil
 	}
@@ -292,12 +296,24 @@ func (c *Core) fairTargets(e *entry) []target {
 		}
 	}
 	t.removeAll(e.qn, e.usage)
+	c.took.record(targets, !fit)
+	return c.settleTakes(e, targets, fit, nil)
+}
+
+// settleTakes ends a search whose takes are out of the tree (and the
+// preemptor's usage no longer in): nobody unless they made it fit, else
+// the fewest of them that still do, as prev when equal to it. The tree is
+// left as it was.
+func (c *Core) settleTakes(e *entry, targets []target, fit bool, prev []target) []target {
 	if !fit {
 		c.restoreTargets(targets)
 		return nil
 	}
 	targets = c.minimise(e, targets, true)
 	c.restoreTargets(targets)
+	if len(prev) > 0 && slices.Equal(prev, targets) {
+		return prev
+	}
 	return keepTargets(e.w, targets)
 }
 

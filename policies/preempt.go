@@ -36,6 +36,7 @@ type cand struct {
 
 func (c *Core) findTargets(e *entry) []target {
 	c.arena.reset()
+	c.took.known = false
 	if c.m.FairSharing.Enabled {
 		return c.fairTargets(e)
 	}

@@ -8,12 +8,93 @@ package policies
 // version it was made at, and takes the answer again while none of those
 // changed since. Candidate order must not move with time, so neither
 // admission fair sharing nor least-lost-work ordering may be on.
+//
+// A fair-sharing search also remembers the jobs it took, in order, before
+// it kept the fewest. Which jobs it takes, and in which order, reads the
+// shares and candidates of its own team and of the teams that borrow on
+// the type, never the room: room only decides where it stops. So while
+// none of those teams changed, and none stopped borrowing there (which
+// only a release can do: changes.left), the same jobs are taken again in
+// the same order, checking after each whether the job fits now, with
+// whatever room admissions and releases of other teams, and nodes, have
+// left (replay). That is the search less all its reading of shares and
+// candidates, unless the takes run out before the job fits while the
+// search had not run out: what it would take next is then unknown, and it
+// is searched for. Which flavor-resources lack room moves with the room,
+// and a search reads only teams borrowing those, so a replay must be for
+// the same ones.
 
 // searchMemo is a head's remembered searches, one per type.
 type searchMemo struct {
 	typeSlots
 	ver     [4]uint64
 	targets [4][]target // shared with the nominations that took them: never written
+	took    [4]takes
+}
+
+// takes are a fair-sharing search's takes, in order, with the
+// flavor-resources it was for (which lack room depends on the room), when
+// they number no more than fit here (known).
+type takes struct {
+	known bool
+	spent bool // the search ran out of jobs to take: there is no next one
+	n     int
+	ts    [8]target
+	need  frSet
+}
+
+// start makes the record that of a search for e ending before it takes a
+// job.
+func (k *takes) start(e *entry) {
+	k.known, k.spent, k.n = true, true, 0
+	k.need.set(e.frsNeed)
+}
+
+// record makes the record that of a search with these takes.
+func (k *takes) record(ts []target, spent bool) {
+	k.known, k.spent = k.known && len(ts) <= len(k.ts), spent
+	k.n = copy(k.ts[:], ts)
+}
+
+// set makes k a copy of o, copying only the parts in use.
+func (k *takes) set(o *takes) {
+	if k.n > o.n {
+		clear(k.ts[o.n:k.n]) // hold no finished job
+	}
+	k.known, k.spent, k.n, k.need = o.known, o.spent, o.n, o.need
+	copy(k.ts[:o.n], o.ts[:o.n])
+}
+
+// forNeed says whether the takes are known and were for frs.
+func (k *takes) forNeed(frs []int) bool {
+	return k.known && k.need.is(frs)
+}
+
+// replay takes k's jobs for e in order, until it fits; it is false when
+// they run out first while the search had not (see above). prev is the
+// last answer, given back when it is the answer again.
+func (c *Core) replay(e *entry, k *takes, prev []target) ([]target, bool) {
+	if k.n == 0 {
+		return nil, k.spent
+	}
+	t := c.tree
+	t.addAll(e.qn, e.usage)
+	taken := c.scratch.replay[:0]
+	fit := false
+	for _, x := range k.ts[:k.n] {
+		c.removeTarget(x.w)
+		taken = append(taken, x)
+		if fit = c.fitsOwnUsageIn(e); fit {
+			break
+		}
+	}
+	t.removeAll(e.qn, e.usage)
+	c.scratch.replay = taken[:0]
+	if !fit && !k.spent {
+		c.restoreTargets(taken)
+		return nil, false
+	}
+	return c.settleTakes(e, taken, fit, prev), true
 }
 
 // targetsOn returns the targets of e's search on type f (sub is the
@@ -23,7 +104,7 @@ func (c *Core) targetsOn(e, sub *entry, f int) []target {
 	if !c.searchMemoOn(e, f) {
 		return c.findTargets(sub)
 	}
-	if ts, ok := c.knownSearch(e, f); ok {
+	if ts, ok := c.knownSearch(e, sub, f); ok {
 		return ts
 	}
 	ts := c.findTargets(sub)
@@ -38,16 +119,28 @@ func (c *Core) searchMemoOn(e *entry, f int) bool {
 		len(c.m.Queues[e.q].Groups) == 1 && (e.w.shape.generic || len(e.w.shape.req.PodSets) == 1)
 }
 
-// knownSearch returns the targets of e's last search on type f when nothing
-// it read has changed since.
-func (c *Core) knownSearch(e *entry, f int) ([]target, bool) {
+// knownSearch returns the targets of e's search on type f (sub is the
+// search's entry) when known without searching: its last one's, when
+// nothing it read has changed since, or its takes replayed, when only
+// room has.
+func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	m := e.w.searches
 	if m == nil {
 		return nil, false
 	}
 	i := m.find(f)
-	if i < 0 || !c.unchangedSince(m.ver[i], e.q, 1<<uint(f)) {
+	if i < 0 {
 		return nil, false
+	}
+	if !c.unchangedSince(m.ver[i], e.q, 1<<uint(f)) {
+		if !m.took[i].forNeed(sub.frsNeed) || !c.unchangedOn(m.ver[i], e.q, 1<<uint(f), c.changes.left) {
+			return nil, false
+		}
+		ts, ok := c.replay(sub, &m.took[i], m.targets[i])
+		if !ok {
+			return nil, false
+		}
+		m.targets[i] = ts
 	}
 	m.ver[i] = c.stateVer // as good as made now
 	return m.targets[i], true
@@ -62,5 +155,6 @@ func (c *Core) rememberSearch(e *entry, f int, targets []target) {
 	}
 	if i := m.slot(f); i >= 0 {
 		m.ver[i], m.targets[i] = c.stateVer, targets
+		m.took[i].set(&c.took)
 	}
 }

@@ -57,15 +57,15 @@ func TestASearchIsTakenAgainOnlyWhileNothingItReadChanged(t *testing.T) {
 	if got := nominateAt(c, head, 1); got != "a0 " {
 		t.Fatalf("targets %q, want a0 (admitted with the others, first by sequence)", got)
 	}
-	if _, ok := c.knownSearch(&entry{w: head, q: 1}, 0); !ok {
+	if _, ok := c.knownSearch(&entry{w: head, q: 1}, &c.sub, 0); !ok {
 		t.Fatal("the search on x should be remembered")
 	}
 	c.Finish(other, 2) // team c, within its quota, on type y
-	if _, ok := c.knownSearch(&entry{w: head, q: 1}, 0); !ok {
+	if _, ok := c.knownSearch(&entry{w: head, q: 1}, &c.sub, 0); !ok {
 		t.Fatal("a release on type y by a team that does not borrow should leave the search on x")
 	}
 	c.Finish(a[0], 3) // team a borrows on x
-	if _, ok := c.knownSearch(&entry{w: head, q: 1}, 0); ok {
+	if _, ok := c.knownSearch(&entry{w: head, q: 1}, &c.sub, 0); ok {
 		t.Fatal("a release on x by the team that lends the victims should void the search")
 	}
 	if got := nominateAt(c, head, 4); got != "" {
@@ -83,5 +83,108 @@ func TestASearchIsNotRememberedWhenCandidateOrderMovesWithTime(t *testing.T) {
 	}
 	if got := nominateAt(c, head, 15); got != "a4 " {
 		t.Fatalf("at 15: targets %q, want a4", got)
+	}
+}
+
+// admitted puts a job straight into a core as running on type 0.
+func admitted(t *testing.T, c *Core, name string, q int, prio int32, accel, vcpu Qty, at float64) *Workload {
+	t.Helper()
+	w := &Workload{Name: name, Seq: int64(len(name)*1000 + int(at)), Queue: q, Priority: prio, Order: at,
+		Req: Request{Accel: accel * Milli, VCPU: vcpu * Milli, Compatible: []int{0}}}
+	if err := c.AddAdmitted(w, [][]int{{0}}, at, false); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// A search's jobs are taken again in order where only room has changed,
+// and it stops where the room now lets the job fit. On x (20 GPUs), team a
+// borrows 4 with a1 (2 GPUs, first in candidate order) and a2 (6); c and d
+// run within their quotas; 4 are free. b0 needs 7: it takes a1 (6 free),
+// then a2 (12), and keeps a2 alone. Once d1 (within d's quota) finishes,
+// 6 are free: taking a1 is enough.
+func TestAReplayedSearchStopsWhereTheRoomNowLetsItFit(t *testing.T) {
+	c, err := NewCore(twoTypeModel(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admitted(t, c, "a1", 0, 0, 2, 0, 0)
+	admitted(t, c, "a2", 0, 1, 6, 0, 0)
+	admitted(t, c, "c1", 2, 0, 6, 0, 0)
+	d1 := admitted(t, c, "d1", 3, 0, 2, 0, 0)
+	head := &Workload{Name: "b0", Seq: 9, Queue: 1, Order: 1, Req: Request{Accel: 7 * Milli, Compatible: []int{0}}}
+	if err := c.Submit(head); err != nil {
+		t.Fatal(err)
+	}
+	if got := nominateAt(c, head, 1); got != "a2 " {
+		t.Fatalf("targets %q, want a2 (a1 and a2 taken, a1 given back)", got)
+	}
+	c.Finish(d1, 2)
+	ts, ok := c.knownSearch(&entry{w: head, q: 1}, &c.sub, 0)
+	if !ok || len(ts) != 1 || ts[0].w.Name != "a1" {
+		t.Fatalf("replayed: %v %v, want a1 alone, without a search", ts, ok)
+	}
+	if got := nominateAt(c, head, 3); got != "a1 " {
+		t.Fatalf("targets %q, want a1", got)
+	}
+}
+
+// Which flavor-resources lack room moves with the room, and a search for
+// more of them reads more teams: a replay must be for the same ones. On x
+// (20 GPUs, 200 vCPUs), a borrows 4 GPUs (a1) and c 60 vCPUs (c1, a
+// larger share); b0 needs 8 GPUs and 60 vCPUs, within b's quota, and at
+// first lacks GPUs alone: it takes a1. Once d (within its quota) takes 70
+// vCPUs it lacks vCPUs too, and c, borrowing vCPUs, comes first: c1.
+func TestASearchIsNotReplayedForOtherResourcesThanItWasFor(t *testing.T) {
+	quota := func(gpu, vcpu Qty) map[int]Quota {
+		return map[int]Quota{0: {Nominal: gpu * Milli}, 1: {Nominal: vcpu * Milli}}
+	}
+	queue := func(name string, gpu, vcpu Qty) QueueSpec {
+		return QueueSpec{Name: name, Cohort: 0, Weight: 1, WithinQueue: LowerPriority, Reclaim: Any,
+			Groups: []ResourceGroup{{Resources: []int{0, 1}, Flavors: []FlavorQuotas{{Flavor: 0, Quotas: quota(gpu, vcpu)}}}}}
+	}
+	c, err := NewCore(&Model{
+		Kind:        KindQuota,
+		Resources:   []string{"gpu", "vcpu"},
+		Flavors:     []FlavorSpec{{Name: "x", Nodes: -1, AccelResource: 0, CPUResource: 1, MemResource: -1, Speed: 1}},
+		Cohorts:     []CohortSpec{{Name: "root", Parent: -1, Weight: 1}},
+		Queues:      []QueueSpec{queue("a", 4, 40), queue("b", 8, 80), queue("c", 6, 10), queue("d", 2, 70)},
+		FairSharing: FairSharing{Enabled: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admitted(t, c, "a1", 0, 0, 8, 10, 0)
+	admitted(t, c, "c1", 2, 0, 4, 70, 0)
+	admitted(t, c, "d1", 3, 0, 1, 0, 0)
+	head := &Workload{Name: "b0", Seq: 9, Queue: 1, Order: 1, Req: Request{Accel: 8 * Milli, VCPU: 60 * Milli, Compatible: []int{0}}}
+	if err := c.Submit(head); err != nil {
+		t.Fatal(err)
+	}
+	if got := nominateAt(c, head, 1); got != "a1 " {
+		t.Fatalf("targets %q, want a1", got)
+	}
+	admitted(t, c, "d2", 3, 0, 1, 70, 2)
+	if got := nominateAt(c, head, 3); got != "c1 " {
+		t.Fatalf("targets %q, want c1", got)
+	}
+}
+
+// A search's takes are kept only while they fit in the record: a search
+// that ran out of jobs after more of them could, with more room, have
+// stopped at one past the record.
+func TestTakesTooManyToRecordAreNotReplayed(t *testing.T) {
+	e := &entry{frsNeed: []int{0}}
+	var k takes
+	k.start(e)
+	ts := make([]target, len(k.ts)+1)
+	k.record(ts, true)
+	if k.forNeed(e.frsNeed) {
+		t.Fatalf("%d takes recorded as known; the record holds %d", len(ts), len(k.ts))
+	}
+	k.start(e)
+	k.record(ts[:len(k.ts)], true)
+	if !k.forNeed(e.frsNeed) {
+		t.Fatalf("%d takes not known; the record holds them", len(k.ts))
 	}
 }

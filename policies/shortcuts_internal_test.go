@@ -10,19 +10,22 @@ import (
 
 // The victim searches take shortcuts: a later type that could only tie is
 // not searched, sibling teams are read from a list sorted by share, and a
-// round stops at the first team whose share is below the preemptor's, and
-// a head's search that ended at the quick test is remembered. So do
-// cycles: heads of sibling teams are ordered by one sort, a head with
-// victims is not asked again whether it fits unless usage was added before
-// it, a cycle that would repeat the last idle one is not run, and a head's
-// nomination is kept while nothing it reads has changed. Two cores, one
-// with the shortcuts and one without, must make the same decisions, step by
-// step, over random streams of jobs that arrive, finish and are preempted,
-// while teams' quotas now and then change and, where nodes are modelled,
-// nodes fail and come back; with fair sharing and with classical
-// preemption.
+// round stops at the first team whose share is below the preemptor's, a
+// head's search that ended at the quick test is remembered, and so is its
+// search on each type, taken again or replayed. So do cycles: heads of
+// sibling teams are ordered by one sort, a head with victims is not asked
+// again whether it fits unless usage was added before it, a cycle that
+// would repeat the last idle one is not run, and a head's nomination is
+// kept while nothing it reads has changed. Two cores, one with the
+// shortcuts and one without, must make the same decisions, step by step,
+// over random streams of jobs that arrive, finish and are preempted, while
+// teams' quotas now and then change and, where nodes are modelled, nodes
+// fail and come back; with fair sharing and with classical preemption,
+// with vCPUs in quota or not, and with borrowing and lending limits, a
+// strict-order team and a weightless one.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
-	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true}, {vcpus: true}, {vcpus: true, nodes: true}} {
+	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
+		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(40) {
@@ -83,11 +86,13 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 // twinVariant is the model twins run on: teams under one root or two child
 // cohorts; nodes of four accelerators modelled or not; fair sharing or
 // classical preemption; candidates ordered by the work they would lose or
-// not; vCPUs in quota besides GPUs, or GPUs alone.
-type twinVariant struct{ deep, nodes, classical, lostWork, vcpus bool }
+// not; vCPUs in quota besides GPUs, or GPUs alone; teams alike but for
+// their quotas, or each with a twist (limits).
+type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits bool }
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v", v.deep, v.nodes, v.classical, v.lostWork, v.vcpus)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v",
+		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits)
 }
 
 func (v twinVariant) model() *Model {
@@ -111,6 +116,21 @@ func (v twinVariant) model() *Model {
 				g.Flavors[i].Quotas[1] = Quota{Nominal: 3 * g.Flavors[i].Quotas[0].Nominal}
 			}
 		}
+	}
+	if v.limits {
+		// a borrows at most 3 of a type, b lends at most 2 of its own, c
+		// keeps strict order and prefers preempting to borrowing, and d,
+		// weightless, looks for a type where it need not borrow.
+		for i := range m.Queues[0].Groups[0].Flavors {
+			fq := &m.Queues[0].Groups[0].Flavors[i]
+			fq.Quotas[0] = Quota{Nominal: fq.Quotas[0].Nominal, BorrowLimit: 3 * Milli, HasBorrow: true}
+			fq = &m.Queues[1].Groups[0].Flavors[i]
+			fq.Quotas[0] = Quota{Nominal: fq.Quotas[0].Nominal, LendLimit: 2 * Milli, HasLend: true}
+		}
+		m.Queues[2].Strategy = StrictFIFO
+		m.Queues[2].Fungibility.PreemptionOverBorrowing = true
+		m.Queues[3].Weight = 0
+		m.Queues[3].Fungibility.WhenCanBorrowTryNext = true
 	}
 	if v.classical {
 		m.FairSharing.Enabled = false

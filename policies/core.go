@@ -22,9 +22,9 @@ type Core struct {
 	now    float64
 
 	// per-cycle scratch
-	claimedList []*Workload
-	reserved    []reservation
-	scratch     scratch
+	claimed  []claimedUsage
+	reserved []reservation
+	scratch  scratch
 	// spareEntries are entries no one keeps: memos of jobs that left the
 	// queue or were nominated anew, and (when nominations are not kept)
 	// the last cycle's.

@@ -121,7 +121,7 @@ func (c *Core) quotaCycle(now float64) bool {
 		c.tree.removeAll(r.node, r.usage)
 	}
 	c.reserved = c.reserved[:0]
-	c.claimedList = c.claimedList[:0]
+	c.claimed = c.claimed[:0]
 	c.settle(heads, progress)
 	return progress
 }
@@ -232,8 +232,7 @@ func (c *Core) process(e *entry, now float64) bool {
 		issued := false
 		for _, t := range e.targets {
 			if !c.isClaimed(t.w) {
-				t.w.claimedIn = c.cycles
-				c.claimedList = append(c.claimedList, t.w)
+				c.claim(t.w)
 			}
 			if t.w.state == stateEvicting {
 				continue
@@ -302,32 +301,52 @@ func (c *Core) fitsWithVictimsOut(e *entry, fits func(*entry) bool, targets []ta
 	return ok
 }
 
+// claimedUsage is the usage of the jobs claimed as victims this cycle, by
+// team and flavor-resource, summed: taking a sum out of the tree moves it
+// as taking out each job's usage would.
+type claimedUsage struct {
+	node, fr int
+	q        Qty
+}
+
+// claim marks w as claimed as a victim this cycle and adds up its usage.
+func (c *Core) claim(w *Workload) {
+	w.claimedIn = c.cycles
+	n := c.tree.qNode[w.Queue]
+	for _, u := range w.usage {
+		i := slices.IndexFunc(c.claimed, func(x claimedUsage) bool { return x.node == n && x.fr == u.fr })
+		if i < 0 {
+			c.claimed = append(c.claimed, claimedUsage{n, u.fr, u.q})
+		} else {
+			c.claimed[i].q += u.q
+		}
+	}
+}
+
 // removeClaimedQuota takes out of the tree, for a question about e's quota,
-// the usage of the jobs claimed as victims this cycle; jobs on none of e's
-// flavor-resources cannot change the answer and are left in.
+// the usage of the jobs claimed as victims this cycle on e's
+// flavor-resources: what e's fit reads (quota, per flavor-resource, and
+// nodes, which claimed jobs keep).
 func (c *Core) removeClaimedQuota(e *entry) {
-	for _, w := range c.claimedList {
-		if sharesFR(w.usage, e.usage) {
-			c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
+	for _, x := range c.claimed {
+		if usesFR(e.usage, x.fr) {
+			c.tree.removeUsage(x.node, x.fr, x.q)
 		}
 	}
 }
 
 func (c *Core) restoreClaimedQuota(e *entry) {
-	for _, w := range c.claimedList {
-		if sharesFR(w.usage, e.usage) {
-			c.tree.addAll(c.tree.qNode[w.Queue], w.usage)
+	for _, x := range c.claimed {
+		if usesFR(e.usage, x.fr) {
+			c.tree.addUsage(x.node, x.fr, x.q)
 		}
 	}
 }
 
-// sharesFR says whether two usages have a flavor-resource in common.
-func sharesFR(a, b []frQty) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x.fr == y.fr {
-				return true
-			}
+func usesFR(usage []frQty, fr int) bool {
+	for _, u := range usage {
+		if u.fr == fr {
+			return true
 		}
 	}
 	return false

@@ -132,10 +132,19 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	if i < 0 {
 		return nil, false
 	}
-	if !c.unchangedSince(m.ver[i], e.q, 1<<uint(f)) {
-		if !m.took[i].forNeed(sub.frsNeed) || !c.unchangedOn(m.ver[i], e.q, 1<<uint(f), c.changes.left) {
+	// Same room on the type, or only room changed there (replayed).
+	v, stamps := m.ver[i], c.changes.flavor
+	same := stamps[f] <= v
+	if !same {
+		if !m.took[i].forNeed(sub.frsNeed) {
 			return nil, false
 		}
+		stamps = c.changes.left
+	}
+	if !c.unchangedOn(v, e.q, 1<<uint(f), stamps) {
+		return nil, false
+	}
+	if !same {
 		ts, ok := c.replay(sub, &m.took[i], m.targets[i])
 		if !ok {
 			return nil, false

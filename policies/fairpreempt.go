@@ -229,6 +229,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	// had it any candidate left, so the preemptor's share no longer moves.
 	flat := t.amongSiblings(e.qn) && !c.exhaustive
 	for qn := ord.next(); qn >= 0 && !fit; qn = ord.next() {
+		c.took.lead(qn, c.shareOf(qn))
 		if qn == e.qn {
 			take(ord.pop(qn), ReasonInClusterQueue)
 			continue
@@ -275,6 +276,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		}
 		w.failed = failed[:0] // its room, for the next team
 	}
+	c.took.fitFirst = fit
 	for _, qn := range borrowers {
 		w.lazy[qn] = false // sources never made stay unmade
 	}

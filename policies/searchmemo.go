@@ -1,5 +1,7 @@
 package policies
 
+import "slices"
+
 // A head's nomination often changes only on a type other than the one
 // where it found victims, and its search there reads nothing of that
 // change: its own team, the usage and nodes of the type searched, and the
@@ -23,6 +25,12 @@ package policies
 // is searched for. Which flavor-resources lack room moves with the room,
 // and a search reads only teams borrowing those, so a replay must be for
 // the same ones.
+//
+// Teams that borrow on the type may have changed too, if the job fit in
+// the search's first round and each such team now has a share below that
+// of every team the search was led to, when it was: a round is led by the
+// highest share, so such a team leads nowhere before the job fits, and
+// the search reads nothing of it (onlyLowerTeamsChanged).
 
 // searchMemo is a head's remembered searches, one per type.
 type searchMemo struct {
@@ -41,13 +49,36 @@ type takes struct {
 	n     int
 	ts    [8]target
 	need  frSet
+	// The teams the search was led to, in its first round (nLeads -1: too
+	// many to hold), the lowest share any had when it led, and whether the
+	// job fit in that round.
+	nLeads   int
+	leads    [8]int
+	floor    teamShare
+	fitFirst bool
 }
 
 // start makes the record that of a search for e ending before it takes a
 // job.
 func (k *takes) start(e *entry) {
-	k.known, k.spent, k.n = true, true, 0
+	k.known, k.spent, k.n, k.nLeads, k.fitFirst = true, true, 0, 0, false
 	k.need.set(e.frsNeed)
+}
+
+// lead records that the search was led to team node qn, at share d.
+func (k *takes) lead(qn int, d drs) {
+	ts := shareKey(qn, d)
+	switch {
+	case k.nLeads < 0:
+	case k.nLeads == len(k.leads):
+		k.nLeads = -1
+	default:
+		if k.nLeads == 0 || k.floor.above(ts) {
+			k.floor = ts
+		}
+		k.leads[k.nLeads] = qn
+		k.nLeads++
+	}
 }
 
 // record makes the record that of a search with these takes.
@@ -62,7 +93,9 @@ func (k *takes) set(o *takes) {
 		clear(k.ts[o.n:k.n]) // hold no finished job
 	}
 	k.known, k.spent, k.n, k.need = o.known, o.spent, o.n, o.need
+	k.nLeads, k.floor, k.fitFirst = o.nLeads, o.floor, o.fitFirst
 	copy(k.ts[:o.n], o.ts[:o.n])
+	copy(k.leads[:max(0, o.nLeads)], o.leads[:max(0, o.nLeads)])
 }
 
 // forNeed says whether the takes are known and were for frs.
@@ -141,7 +174,7 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 		}
 		stamps = c.changes.left
 	}
-	if !c.unchangedOn(v, e.q, 1<<uint(f), stamps) {
+	if !c.unchangedOn(v, e.q, 1<<uint(f), stamps) && !c.onlyLowerTeamsChanged(v, e.q, f, &m.took[i]) {
 		return nil, false
 	}
 	if !same {
@@ -153,6 +186,36 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	}
 	m.ver[i] = c.stateVer // as good as made now
 	return m.targets[i], true
+}
+
+// onlyLowerTeamsChanged says, for a search whose job fit in its first
+// round, whether every team changed since v that borrows on type f now has
+// a share lower than that of each team the search was led to when it led,
+// and was not one of them: it leads the search nowhere before the job
+// fits, and what the search read of the others is as it was. A round that
+// ran out of teams, or ended at a team with a share below the job's, would
+// read such a team next: so the job must have fit in the first round.
+func (c *Core) onlyLowerTeamsChanged(v uint64, q, f int, k *takes) bool {
+	ch := &c.changes
+	t := c.tree
+	qn := t.qNode[q]
+	if !k.known || !k.fitFirst || k.nLeads <= 0 || c.exhaustive || ch.void > v || ch.team[q] > v || !t.amongSiblings(qn) {
+		return false
+	}
+	root := t.rootOf[qn]
+	for x, at := range ch.team {
+		xn := t.qNode[x]
+		if at <= v || t.rootOf[xn] != root {
+			continue
+		}
+		if slices.Contains(k.leads[:k.nLeads], xn) {
+			return false
+		}
+		if t.overOnTypes(x, 1<<uint(f)) && !k.floor.above(shareKey(xn, c.shareOf(xn))) {
+			return false
+		}
+	}
+	return true
 }
 
 // rememberSearch records e's search on type f, made in the state as it is.

@@ -89,9 +89,15 @@ func TestASearchIsNotRememberedWhenCandidateOrderMovesWithTime(t *testing.T) {
 // admitted puts a job straight into a core as running on type 0.
 func admitted(t *testing.T, c *Core, name string, q int, prio int32, accel, vcpu Qty, at float64) *Workload {
 	t.Helper()
+	return admittedOn(t, c, 0, name, q, prio, accel, vcpu, at)
+}
+
+// admittedOn puts a job straight into a core as running on type f.
+func admittedOn(t *testing.T, c *Core, f int, name string, q int, prio int32, accel, vcpu Qty, at float64) *Workload {
+	t.Helper()
 	w := &Workload{Name: name, Seq: int64(len(name)*1000 + int(at)), Queue: q, Priority: prio, Order: at,
-		Req: Request{Accel: accel * Milli, VCPU: vcpu * Milli, Compatible: []int{0}}}
-	if err := c.AddAdmitted(w, [][]int{{0}}, at, false); err != nil {
+		Req: Request{Accel: accel * Milli, VCPU: vcpu * Milli, Compatible: []int{f}}}
+	if err := c.AddAdmitted(w, [][]int{{f}}, at, false); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -186,5 +192,68 @@ func TestTakesTooManyToRecordAreNotReplayed(t *testing.T) {
 	k.record(ts[:len(k.ts)], true)
 	if !k.forNeed(e.frsNeed) {
 		t.Fatalf("%d takes not known; the record holds them", len(k.ts))
+	}
+}
+
+// A search that changed teams with lower shares could not have led is
+// taken again only if its job fit in the first round: a second round
+// starts where the first ran out of teams, and a team that has started
+// to borrow could lead the first further. On x (20 GPUs; shares sum over
+// x and y), a borrows 4 with x1, its only job, so the first rule never
+// lets it lose one; c runs c1 within its quota of x and borrows 1 on y; b
+// runs 3. d0 needs 4 of the 3 free: a fails the first rule, and x1 goes
+// in the second round. Then c borrows on x with c2 (share 75, below a's
+// 100): in the first round it loses c2 and c1 (its y job keeps its
+// share up), and c1 alone is enough.
+func TestASearchThatFitInItsSecondRoundIsMadeAgainWhenATeamStartsToBorrow(t *testing.T) {
+	c, err := NewCore(twoTypeModel(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admittedOn(t, c, 0, "x1", 0, 0, 8, 0, 0)
+	admittedOn(t, c, 0, "c1", 2, 1, 6, 0, 0)
+	admittedOn(t, c, 1, "cy", 2, 1, 7, 0, 0)
+	admittedOn(t, c, 0, "b1", 1, 0, 3, 0, 0)
+	head := &Workload{Name: "d0", Seq: 9, Queue: 3, Order: 1, Req: Request{Accel: 4 * Milli, Compatible: []int{0}}}
+	if err := c.Submit(head); err != nil {
+		t.Fatal(err)
+	}
+	if got := nominateAt(c, head, 1); got != "x1 " {
+		t.Fatalf("targets %q, want x1 (second round)", got)
+	}
+	admittedOn(t, c, 0, "c2", 2, 0, 2, 0, 2)
+	if got := nominateAt(c, head, 3); got != "c1 " {
+		t.Fatalf("targets %q, want c1 (first round, c2 given back)", got)
+	}
+}
+
+// A change in a team whose share is below that of every team a search was
+// led to (in a search whose job fit in its first round) leaves the search
+// as it was, replayed for the room: b0 needs 7 of x, within b's quota, and
+// takes a1 then a2 (a's share 100, then 50); d, starting to borrow 1 of x
+// (share 8), could not lead it anywhere. a2 alone is still kept.
+func TestAChangeInATeamBelowEveryTeamASearchWasLedToLeavesIt(t *testing.T) {
+	c, err := NewCore(twoTypeModel(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admitted(t, c, "a1", 0, 0, 2, 0, 0)
+	admitted(t, c, "a2", 0, 1, 6, 0, 0)
+	admitted(t, c, "c1", 2, 0, 6, 0, 0)
+	admitted(t, c, "d1", 3, 0, 2, 0, 0)
+	head := &Workload{Name: "b0", Seq: 9, Queue: 1, Order: 1, Req: Request{Accel: 7 * Milli, Compatible: []int{0}}}
+	if err := c.Submit(head); err != nil {
+		t.Fatal(err)
+	}
+	if got := nominateAt(c, head, 1); got != "a2 " {
+		t.Fatalf("targets %q, want a2", got)
+	}
+	admitted(t, c, "d2", 3, 0, 1, 0, 2)
+	ts, ok := c.knownSearch(&entry{w: head, q: 1}, &c.sub, 0)
+	if !ok || len(ts) != 1 || ts[0].w.Name != "a2" {
+		t.Fatalf("known: %v %v, want a2 alone, without a search", ts, ok)
+	}
+	if got := nominateAt(c, head, 3); got != "a2 " {
+		t.Fatalf("targets %q, want a2", got)
 	}
 }

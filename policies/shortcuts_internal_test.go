@@ -28,7 +28,7 @@ func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
-			for seed := range uint64(40) {
+			for seed := range uint64(100) {
 				preemptions += runTwins(t, v, seed)
 			}
 			t.Logf("%d preemptions", preemptions)

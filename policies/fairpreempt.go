@@ -164,6 +164,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		src[e.qn] = it
 		own = it.peek() != nil
 	}
+	c.took.own = own
 	var borrowers []int // queue nodes that may lend back
 	if spec.Reclaim != Never {
 		borrowers = c.borrowersOf(e, w.borrowers[:0])
@@ -172,14 +173,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	if !own && len(borrowers) == 0 {
 		return nil
 	}
-	// Whether the preemptor stays within its quota once admitted (its
-	// whole usage lands on its own node).
-	withinNominal := true
-	for _, fr := range e.frsNeed {
-		if t.borrowingWith(e.qn, fr, accUsage(e.usage).get(fr)) {
-			withinNominal = false
-		}
-	}
+	withinNominal := c.withinNominal(e)
 	if !own && !withinNominal && !c.anyFairCandidatePossible(e, borrowers, strategies) {
 		c.rememberNone(e)
 		return nil
@@ -317,6 +311,19 @@ func (c *Core) settleTakes(e *entry, targets []target, fit bool, prev []target) 
 		return prev
 	}
 	return keepTargets(e.w, targets)
+}
+
+// withinNominal says whether e's job stays within its team's quota of the
+// flavor-resources it needs once admitted (its whole usage lands on its
+// own node): then it reclaims from borrowing teams without fair-sharing
+// rules.
+func (c *Core) withinNominal(e *entry) bool {
+	for _, fr := range e.frsNeed {
+		if c.tree.borrowingWith(e.qn, fr, accUsage(e.usage).get(fr)) {
+			return false
+		}
+	}
+	return true
 }
 
 // borrowersOf appends to out the queue nodes of e's root, other than e's,

@@ -26,11 +26,8 @@ import "slices"
 // and a search reads only teams borrowing those, so a replay must be for
 // the same ones.
 //
-// Teams that borrow on the type may have changed too, if the job fit in
-// the search's first round and each such team now has a share below that
-// of every team the search was led to, when it was: a round is led by the
-// highest share, so such a team leads nowhere before the job fits, and
-// the search reads nothing of it (onlyLowerTeamsChanged).
+// Teams that borrow on the type may have changed too, as long as none of
+// them could lead the search anywhere it went (changedTeamsLeadNowhere).
 
 // searchMemo is a head's remembered searches, one per type.
 type searchMemo struct {
@@ -50,18 +47,19 @@ type takes struct {
 	ts    [8]target
 	need  frSet
 	// The teams the search was led to, in its first round (nLeads -1: too
-	// many to hold), the lowest share any had when it led, and whether the
-	// job fit in that round.
+	// many to hold), the lowest share any had when it led, whether the job
+	// fit in that round, and whether its own team had candidates.
 	nLeads   int
 	leads    [8]int
 	floor    teamShare
 	fitFirst bool
+	own      bool
 }
 
 // start makes the record that of a search for e ending before it takes a
 // job.
 func (k *takes) start(e *entry) {
-	k.known, k.spent, k.n, k.nLeads, k.fitFirst = true, true, 0, 0, false
+	k.known, k.spent, k.n, k.nLeads, k.fitFirst, k.own = true, true, 0, 0, false, false
 	k.need.set(e.frsNeed)
 }
 
@@ -93,7 +91,7 @@ func (k *takes) set(o *takes) {
 		clear(k.ts[o.n:k.n]) // hold no finished job
 	}
 	k.known, k.spent, k.n, k.need = o.known, o.spent, o.n, o.need
-	k.nLeads, k.floor, k.fitFirst = o.nLeads, o.floor, o.fitFirst
+	k.nLeads, k.floor, k.fitFirst, k.own = o.nLeads, o.floor, o.fitFirst, o.own
 	copy(k.ts[:o.n], o.ts[:o.n])
 	copy(k.leads[:max(0, o.nLeads)], o.leads[:max(0, o.nLeads)])
 }
@@ -174,7 +172,7 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 		}
 		stamps = c.changes.left
 	}
-	if !c.unchangedOn(v, e.q, 1<<uint(f), stamps) && !c.onlyLowerTeamsChanged(v, e.q, f, &m.took[i]) {
+	if !c.unchangedOn(v, e.q, 1<<uint(f), stamps) && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i]) {
 		return nil, false
 	}
 	if !same {
@@ -188,30 +186,46 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	return m.targets[i], true
 }
 
-// onlyLowerTeamsChanged says, for a search whose job fit in its first
-// round, whether every team changed since v that borrows on type f now has
-// a share lower than that of each team the search was led to when it led,
-// and was not one of them: it leads the search nowhere before the job
-// fits, and what the search read of the others is as it was. A round that
-// ran out of teams, or ended at a team with a share below the job's, would
-// read such a team next: so the job must have fit in the first round.
-func (c *Core) onlyLowerTeamsChanged(v uint64, q, f int, k *takes) bool {
+// changedTeamsLeadNowhere says whether each team changed since v that
+// borrows on type f now could lead the search of e (its entry for f)
+// nowhere it went: it was not a team the search was led to, and its share
+// is now below that of each of those when it led (if the job fit in the
+// first round), or below the job's share once admitted (if the job
+// borrows, so that fair-sharing rules apply, and its own team has no
+// candidate, whose taking would lower that share). A round is led by the
+// highest share, so the first kind leads nowhere before the job fits; and
+// the first round ends at the first team whose share is below the job's,
+// and the second reads only teams the first was led to, so the second
+// kind could only end the first round where it ends anyway. What the
+// search read of the other teams is as it was.
+func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes) bool {
 	ch := &c.changes
 	t := c.tree
-	qn := t.qNode[q]
-	if !k.known || !k.fitFirst || k.nLeads <= 0 || c.exhaustive || ch.void > v || ch.team[q] > v || !t.amongSiblings(qn) {
+	if !k.known || k.nLeads < 0 || c.exhaustive || ch.void > v || ch.team[e.q] > v || !t.amongSiblings(e.qn) {
 		return false
 	}
-	root := t.rootOf[qn]
+	var pNew teamShare
+	pKnown, fair := false, false
+	root := t.rootOf[e.qn]
 	for x, at := range ch.team {
 		xn := t.qNode[x]
-		if at <= v || t.rootOf[xn] != root {
+		if at <= v || t.rootOf[xn] != root || !t.overOnTypes(x, 1<<uint(f)) {
+			if at > v && slices.Contains(k.leads[:k.nLeads], xn) {
+				return false
+			}
 			continue
 		}
 		if slices.Contains(k.leads[:k.nLeads], xn) {
 			return false
 		}
-		if t.overOnTypes(x, 1<<uint(f)) && !k.floor.above(shareKey(xn, c.shareOf(xn))) {
+		sx := shareKey(xn, c.shareOf(xn))
+		if k.fitFirst && k.nLeads > 0 && k.floor.above(sx) {
+			continue
+		}
+		if !pKnown {
+			pNew, fair, pKnown = shareKey(e.qn, c.shareWith(e.qn, e.usage, 1)), !c.withinNominal(e), true
+		}
+		if !fair || k.own || !pNew.above(sx) {
 			return false
 		}
 	}

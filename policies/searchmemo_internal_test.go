@@ -257,3 +257,34 @@ func TestAChangeInATeamBelowEveryTeamASearchWasLedToLeavesIt(t *testing.T) {
 		t.Fatalf("targets %q, want a2", got)
 	}
 }
+
+// A change in a team whose share is below the job's own, once admitted,
+// leads a search nowhere when the job borrows and its team has no
+// candidate: the first round ends at such a team. d0 needs 4 of x, 2 over
+// d's quota (share 17 once admitted); a's only job x1 goes in the second
+// round. b then borrows 1 of x (share 12): the first round ends at b, and
+// x1 goes as before.
+func TestAChangeInATeamBelowTheJobsShareLeavesItsSearch(t *testing.T) {
+	c, err := NewCore(twoTypeModel(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admittedOn(t, c, 0, "x1", 0, 0, 8, 0, 0)
+	admittedOn(t, c, 0, "c1", 2, 1, 2, 0, 0)
+	admittedOn(t, c, 0, "b1", 1, 0, 8, 0, 0)
+	head := &Workload{Name: "d0", Seq: 9, Queue: 3, Order: 1, Req: Request{Accel: 4 * Milli, Compatible: []int{0}}}
+	if err := c.Submit(head); err != nil {
+		t.Fatal(err)
+	}
+	if got := nominateAt(c, head, 1); got != "x1 " {
+		t.Fatalf("targets %q, want x1 (second round)", got)
+	}
+	admittedOn(t, c, 0, "b2", 1, 0, 1, 0, 2)
+	ts, ok := c.knownSearch(&entry{w: head, q: 3}, &c.sub, 0)
+	if !ok || len(ts) != 1 || ts[0].w.Name != "x1" {
+		t.Fatalf("known: %v %v, want x1, without a search", ts, ok)
+	}
+	if got := nominateAt(c, head, 3); got != "x1 " {
+		t.Fatalf("targets %q, want x1", got)
+	}
+}

@@ -86,52 +86,58 @@ func TestASearchIsNotRememberedWhenCandidateOrderMovesWithTime(t *testing.T) {
 	}
 }
 
-// admitted puts a job straight into a core as running on type 0.
-func admitted(t *testing.T, c *Core, name string, q int, prio int32, accel, vcpu Qty, at float64) *Workload {
-	t.Helper()
-	return admittedOn(t, c, 0, name, q, prio, accel, vcpu, at)
+// memoCase is a core with jobs put straight in as running, and a head
+// waiting on type 0 (x), for the search memory's rules.
+type memoCase struct {
+	t    *testing.T
+	c    *Core
+	head *Workload
 }
 
-// admittedOn puts a job straight into a core as running on type f.
-func admittedOn(t *testing.T, c *Core, f int, name string, q int, prio int32, accel, vcpu Qty, at float64) *Workload {
+func newMemoCase(t *testing.T, m *Model) *memoCase {
 	t.Helper()
+	c, err := NewCore(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &memoCase{t: t, c: c}
+}
+
+// run puts a job of queue q on type f as running since at.
+func (mc *memoCase) run(f int, name string, q int, prio int32, accel, vcpu Qty, at float64) *Workload {
+	mc.t.Helper()
 	w := &Workload{Name: name, Seq: int64(len(name)*1000 + int(at)), Queue: q, Priority: prio, Order: at,
 		Req: Request{Accel: accel * Milli, VCPU: vcpu * Milli, Compatible: []int{f}}}
-	if err := c.AddAdmitted(w, [][]int{{f}}, at, false); err != nil {
-		t.Fatal(err)
+	if err := mc.c.AddAdmitted(w, [][]int{{f}}, at, false); err != nil {
+		mc.t.Fatal(err)
 	}
 	return w
 }
 
-// A search's jobs are taken again in order where only room has changed,
-// and it stops where the room now lets the job fit. On x (20 GPUs), team a
-// borrows 4 with a1 (2 GPUs, first in candidate order) and a2 (6); c and d
-// run within their quotas; 4 are free. b0 needs 7: it takes a1 (6 free),
-// then a2 (12), and keeps a2 alone. Once d1 (within d's quota) finishes,
-// 6 are free: taking a1 is enough.
-func TestAReplayedSearchStopsWhereTheRoomNowLetsItFit(t *testing.T) {
-	c, err := NewCore(twoTypeModel(false))
-	if err != nil {
-		t.Fatal(err)
+// wait queues the head: a job of queue q for accel GPUs and vcpu vCPUs of x.
+func (mc *memoCase) wait(name string, q int, accel, vcpu Qty) {
+	mc.t.Helper()
+	mc.head = &Workload{Name: name, Seq: 9, Queue: q, Order: 1, Req: Request{Accel: accel * Milli, VCPU: vcpu * Milli, Compatible: []int{0}}}
+	if err := mc.c.Submit(mc.head); err != nil {
+		mc.t.Fatal(err)
 	}
-	admitted(t, c, "a1", 0, 0, 2, 0, 0)
-	admitted(t, c, "a2", 0, 1, 6, 0, 0)
-	admitted(t, c, "c1", 2, 0, 6, 0, 0)
-	d1 := admitted(t, c, "d1", 3, 0, 2, 0, 0)
-	head := &Workload{Name: "b0", Seq: 9, Queue: 1, Order: 1, Req: Request{Accel: 7 * Milli, Compatible: []int{0}}}
-	if err := c.Submit(head); err != nil {
-		t.Fatal(err)
+}
+
+// targets nominates the head at now and fails unless its targets are want.
+func (mc *memoCase) targets(now float64, want, why string) {
+	mc.t.Helper()
+	if got := nominateAt(mc.c, mc.head, now); got != want {
+		mc.t.Fatalf("at %g: targets %q, want %q (%s)", now, got, want, why)
 	}
-	if got := nominateAt(c, head, 1); got != "a2 " {
-		t.Fatalf("targets %q, want a2 (a1 and a2 taken, a1 given back)", got)
-	}
-	c.Finish(d1, 2)
-	ts, ok := c.knownSearch(&entry{w: head, q: 1}, &c.sub, 0)
-	if !ok || len(ts) != 1 || ts[0].w.Name != "a1" {
-		t.Fatalf("replayed: %v %v, want a1 alone, without a search", ts, ok)
-	}
-	if got := nominateAt(c, head, 3); got != "a1 " {
-		t.Fatalf("targets %q, want a1", got)
+}
+
+// known fails unless the head's search on x is known without a search,
+// with the one target want.
+func (mc *memoCase) known(want string) {
+	mc.t.Helper()
+	ts, ok := mc.c.knownSearch(&entry{w: mc.head, q: mc.head.Queue}, &mc.c.sub, 0)
+	if !ok || len(ts) != 1 || ts[0].w.Name != want {
+		mc.t.Fatalf("known: %v %v, want %s alone, without a search", ts, ok, want)
 	}
 }
 
@@ -149,7 +155,7 @@ func TestASearchIsNotReplayedForOtherResourcesThanItWasFor(t *testing.T) {
 		return QueueSpec{Name: name, Cohort: 0, Weight: 1, WithinQueue: LowerPriority, Reclaim: Any,
 			Groups: []ResourceGroup{{Resources: []int{0, 1}, Flavors: []FlavorQuotas{{Flavor: 0, Quotas: quota(gpu, vcpu)}}}}}
 	}
-	c, err := NewCore(&Model{
+	mc := newMemoCase(t, &Model{
 		Kind:        KindQuota,
 		Resources:   []string{"gpu", "vcpu"},
 		Flavors:     []FlavorSpec{{Name: "x", Nodes: -1, AccelResource: 0, CPUResource: 1, MemResource: -1, Speed: 1}},
@@ -157,23 +163,13 @@ func TestASearchIsNotReplayedForOtherResourcesThanItWasFor(t *testing.T) {
 		Queues:      []QueueSpec{queue("a", 4, 40), queue("b", 8, 80), queue("c", 6, 10), queue("d", 2, 70)},
 		FairSharing: FairSharing{Enabled: true},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admitted(t, c, "a1", 0, 0, 8, 10, 0)
-	admitted(t, c, "c1", 2, 0, 4, 70, 0)
-	admitted(t, c, "d1", 3, 0, 1, 0, 0)
-	head := &Workload{Name: "b0", Seq: 9, Queue: 1, Order: 1, Req: Request{Accel: 8 * Milli, VCPU: 60 * Milli, Compatible: []int{0}}}
-	if err := c.Submit(head); err != nil {
-		t.Fatal(err)
-	}
-	if got := nominateAt(c, head, 1); got != "a1 " {
-		t.Fatalf("targets %q, want a1", got)
-	}
-	admitted(t, c, "d2", 3, 0, 1, 70, 2)
-	if got := nominateAt(c, head, 3); got != "c1 " {
-		t.Fatalf("targets %q, want c1", got)
-	}
+	mc.run(0, "a1", 0, 0, 8, 10, 0)
+	mc.run(0, "c1", 2, 0, 4, 70, 0)
+	mc.run(0, "d1", 3, 0, 1, 0, 0)
+	mc.wait("b0", 1, 8, 60)
+	mc.targets(1, "a1 ", "GPUs lacking")
+	mc.run(0, "d2", 3, 0, 1, 70, 2)
+	mc.targets(3, "c1 ", "GPUs and vCPUs lacking")
 }
 
 // A search's takes are kept only while they fit in the record: a search
@@ -195,96 +191,80 @@ func TestTakesTooManyToRecordAreNotReplayed(t *testing.T) {
 	}
 }
 
-// A search that changed teams with lower shares could not have led is
-// taken again only if its job fit in the first round: a second round
-// starts where the first ran out of teams, and a team that has started
-// to borrow could lead the first further. On x (20 GPUs; shares sum over
-// x and y), a borrows 4 with x1, its only job, so the first rule never
-// lets it lose one; c runs c1 within its quota of x and borrows 1 on y; b
-// runs 3. d0 needs 4 of the 3 free: a fails the first rule, and x1 goes
-// in the second round. Then c borrows on x with c2 (share 75, below a's
-// 100): in the first round it loses c2 and c1 (its y job keeps its
-// share up), and c1 alone is enough.
-func TestASearchThatFitInItsSecondRoundIsMadeAgainWhenATeamStartsToBorrow(t *testing.T) {
-	c, err := NewCore(twoTypeModel(false))
-	if err != nil {
-		t.Fatal(err)
+// A remembered search is replayed, or kept, only where its rules say. Each
+// case runs jobs on x (20 GPUs) and y, queues a head on x, nominates it,
+// changes one thing, nominates it again, and checks both answers (and,
+// where a rule should spare the search, that it is known without one).
+// Shares sum over x and y; a, b, c and d weigh 1, 2, 1 and 3.
+func TestARememberedSearchHoldsWhereItsRulesSay(t *testing.T) {
+	type job struct {
+		f     int
+		name  string
+		q     int
+		prio  int32
+		accel Qty
+		at    float64
 	}
-	admittedOn(t, c, 0, "x1", 0, 0, 8, 0, 0)
-	admittedOn(t, c, 0, "c1", 2, 1, 6, 0, 0)
-	admittedOn(t, c, 1, "cy", 2, 1, 7, 0, 0)
-	admittedOn(t, c, 0, "b1", 1, 0, 3, 0, 0)
-	head := &Workload{Name: "d0", Seq: 9, Queue: 3, Order: 1, Req: Request{Accel: 4 * Milli, Compatible: []int{0}}}
-	if err := c.Submit(head); err != nil {
-		t.Fatal(err)
-	}
-	if got := nominateAt(c, head, 1); got != "x1 " {
-		t.Fatalf("targets %q, want x1 (second round)", got)
-	}
-	admittedOn(t, c, 0, "c2", 2, 0, 2, 0, 2)
-	if got := nominateAt(c, head, 3); got != "c1 " {
-		t.Fatalf("targets %q, want c1 (first round, c2 given back)", got)
-	}
-}
-
-// A change in a team whose share is below that of every team a search was
-// led to (in a search whose job fit in its first round) leaves the search
-// as it was, replayed for the room: b0 needs 7 of x, within b's quota, and
-// takes a1 then a2 (a's share 100, then 50); d, starting to borrow 1 of x
-// (share 8), could not lead it anywhere. a2 alone is still kept.
-func TestAChangeInATeamBelowEveryTeamASearchWasLedToLeavesIt(t *testing.T) {
-	c, err := NewCore(twoTypeModel(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	admitted(t, c, "a1", 0, 0, 2, 0, 0)
-	admitted(t, c, "a2", 0, 1, 6, 0, 0)
-	admitted(t, c, "c1", 2, 0, 6, 0, 0)
-	admitted(t, c, "d1", 3, 0, 2, 0, 0)
-	head := &Workload{Name: "b0", Seq: 9, Queue: 1, Order: 1, Req: Request{Accel: 7 * Milli, Compatible: []int{0}}}
-	if err := c.Submit(head); err != nil {
-		t.Fatal(err)
-	}
-	if got := nominateAt(c, head, 1); got != "a2 " {
-		t.Fatalf("targets %q, want a2", got)
-	}
-	admitted(t, c, "d2", 3, 0, 1, 0, 2)
-	ts, ok := c.knownSearch(&entry{w: head, q: 1}, &c.sub, 0)
-	if !ok || len(ts) != 1 || ts[0].w.Name != "a2" {
-		t.Fatalf("known: %v %v, want a2 alone, without a search", ts, ok)
-	}
-	if got := nominateAt(c, head, 3); got != "a2 " {
-		t.Fatalf("targets %q, want a2", got)
-	}
-}
-
-// A change in a team whose share is below the job's own, once admitted,
-// leads a search nowhere when the job borrows and its team has no
-// candidate: the first round ends at such a team. d0 needs 4 of x, 2 over
-// d's quota (share 17 once admitted); a's only job x1 goes in the second
-// round. b then borrows 1 of x (share 12): the first round ends at b, and
-// x1 goes as before.
-func TestAChangeInATeamBelowTheJobsShareLeavesItsSearch(t *testing.T) {
-	c, err := NewCore(twoTypeModel(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	admittedOn(t, c, 0, "x1", 0, 0, 8, 0, 0)
-	admittedOn(t, c, 0, "c1", 2, 1, 2, 0, 0)
-	admittedOn(t, c, 0, "b1", 1, 0, 8, 0, 0)
-	head := &Workload{Name: "d0", Seq: 9, Queue: 3, Order: 1, Req: Request{Accel: 4 * Milli, Compatible: []int{0}}}
-	if err := c.Submit(head); err != nil {
-		t.Fatal(err)
-	}
-	if got := nominateAt(c, head, 1); got != "x1 " {
-		t.Fatalf("targets %q, want x1 (second round)", got)
-	}
-	admittedOn(t, c, 0, "b2", 1, 0, 1, 0, 2)
-	ts, ok := c.knownSearch(&entry{w: head, q: 3}, &c.sub, 0)
-	if !ok || len(ts) != 1 || ts[0].w.Name != "x1" {
-		t.Fatalf("known: %v %v, want x1, without a search", ts, ok)
-	}
-	if got := nominateAt(c, head, 3); got != "x1 " {
-		t.Fatalf("targets %q, want x1", got)
+	for _, tc := range []struct {
+		rule          string
+		running       []job
+		head          job // its queue and GPUs
+		first         string
+		change        job // put in as running; or, with no GPUs, finished
+		known, second string
+	}{{
+		// a borrows 4 with a1 (2 GPUs, first in candidate order) and a2
+		// (6); c and d run within quota; 4 are free. b0 needs 7: it takes
+		// a1 (6 free), then a2 (12), and keeps a2. Once d1 finishes, 6 are
+		// free: taking a1 is enough.
+		rule:    "AReplayedSearchStopsWhereTheRoomNowLetsItFit",
+		running: []job{{0, "a1", 0, 0, 2, 0}, {0, "a2", 0, 1, 6, 0}, {0, "c1", 2, 0, 6, 0}, {0, "d1", 3, 0, 2, 0}},
+		head:    job{0, "b0", 1, 0, 7, 1}, first: "a2 ",
+		change: job{name: "d1"}, known: "a1", second: "a1 ",
+	}, {
+		// As above, but d starts to borrow 1 of x with d2 (share 8), below
+		// a's share at each take (100, then 50): it could lead nowhere.
+		rule:    "AChangeInATeamBelowEveryTeamASearchWasLedToLeavesIt",
+		running: []job{{0, "a1", 0, 0, 2, 0}, {0, "a2", 0, 1, 6, 0}, {0, "c1", 2, 0, 6, 0}, {0, "d1", 3, 0, 2, 0}},
+		head:    job{0, "b0", 1, 0, 7, 1}, first: "a2 ",
+		change: job{0, "d2", 3, 0, 1, 2}, known: "a2", second: "a2 ",
+	}, {
+		// a borrows 4 with x1, its only job, so the first rule never lets
+		// it lose one; b runs within quota; 2 are free. d0 needs 4, 2 over
+		// d's quota (share 17 once admitted): x1 goes in the second round.
+		// b then borrows 1 of x (share 12): the first round ends at b.
+		rule:    "AChangeInATeamBelowTheJobsShareLeavesItsSearch",
+		running: []job{{0, "x1", 0, 0, 8, 0}, {0, "c1", 2, 1, 2, 0}, {0, "b1", 1, 0, 8, 0}},
+		head:    job{0, "d0", 3, 0, 4, 1}, first: "x1 ",
+		change: job{0, "b2", 1, 0, 1, 2}, known: "x1", second: "x1 ",
+	}, {
+		// As a's x1 above, with c running c1 within its quota of x and
+		// borrowing 1 on y, and 3 free for d0. c then borrows on x with c2
+		// (share 75, below a's 100): a first round that ran out of teams
+		// now reaches c, which loses c2 and c1 (its y job keeps its share
+		// up), and c1 alone is enough.
+		rule:    "ASearchThatFitInItsSecondRoundIsMadeAgainWhenATeamStartsToBorrow",
+		running: []job{{0, "x1", 0, 0, 8, 0}, {0, "c1", 2, 1, 6, 0}, {1, "cy", 2, 1, 7, 0}, {0, "b1", 1, 0, 3, 0}},
+		head:    job{0, "d0", 3, 0, 4, 1}, first: "x1 ",
+		change: job{0, "c2", 2, 0, 2, 2}, second: "c1 ",
+	}} {
+		t.Run(tc.rule, func(t *testing.T) {
+			mc := newMemoCase(t, twoTypeModel(false))
+			byName := map[string]*Workload{}
+			for _, j := range tc.running {
+				byName[j.name] = mc.run(j.f, j.name, j.q, j.prio, j.accel, 0, j.at)
+			}
+			mc.wait(tc.head.name, tc.head.q, tc.head.accel, 0)
+			mc.targets(1, tc.first, "first nomination")
+			if j := tc.change; j.accel == 0 {
+				mc.c.Finish(byName[j.name], 2)
+			} else {
+				mc.run(j.f, j.name, j.q, j.prio, j.accel, 0, j.at)
+			}
+			if tc.known != "" {
+				mc.known(tc.known)
+			}
+			mc.targets(3, tc.second, "after the change")
+		})
 	}
 }

@@ -222,6 +222,9 @@ func (p *pool) trialRelease(pl *placement) {
 		}
 		return
 	}
+	if pl.holdsNone() {
+		return
+	}
 	for _, i := range pl.nodes {
 		if x := &p.nodes[i]; x.healthy {
 			t := p.trialRoom(i)
@@ -244,6 +247,9 @@ func (p *pool) trialOccupy(pl *placement) {
 		}
 		return
 	}
+	if pl.holdsNone() {
+		return
+	}
 	for _, i := range pl.nodes {
 		if x := &p.nodes[i]; x.healthy {
 			t := p.trialRoom(i)
@@ -260,6 +266,12 @@ func (p *pool) trialOccupy(pl *placement) {
 		}
 	}
 }
+
+// holdsNone says whether a placement holds no room on its nodes (a job
+// whose podsets name no node need): releasing it on trial frees nothing,
+// and counting it would count a node it shares as emptied once more when
+// it is taken back than when it was released.
+func (pl *placement) holdsNone() bool { return pl.a == 0 && pl.c == 0 && pl.m == 0 }
 
 // trialRoom is node i's trial room, added (empty) if it has none.
 func (p *pool) trialRoom(i int32) *trialRoom {

@@ -21,11 +21,12 @@ import (
 // over random streams of jobs that arrive, finish and are preempted, while
 // teams' quotas now and then change and, where nodes are modelled, nodes
 // fail and come back; with fair sharing and with classical preemption,
-// with vCPUs in quota or not, and with borrowing and lending limits, a
-// strict-order team and a weightless one.
+// with vCPUs in quota or not, with borrowing and lending limits, a
+// strict-order team and a weightless one, and with jobs of two podsets.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
-		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true}} {
+		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
+		{podsets: true}, {podsets: true, nodes: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(100) {
@@ -54,6 +55,11 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 		w.Req.Compatible = [][]int{nil, nil, {0}, {1}, {0, 1}, {1, 0}}[rng.IntN(6)]
 		if v.vcpus {
 			w.Req.VCPU = Qty(rng.IntN(13)) * Milli
+		}
+		if v.podsets && rng.IntN(3) == 0 { // a launcher and its workers
+			per := func(g Qty) []Qty { return []Qty{g * Milli} }
+			w.Req = Request{Compatible: w.Req.Compatible, PodSets: []PodSet{
+				{Name: "launcher", Count: 1, PerPod: per(1)}, {Name: "workers", Count: int32(1 + rng.IntN(3)), PerPod: per(Qty(1 + rng.IntN(2)))}}}
 		}
 		if v.lostWork { // the work a job would lose moves with the time
 			w.RunStart, w.CheckpointInterval = now, float64(rng.IntN(4))*1.5
@@ -87,12 +93,13 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 // cohorts; nodes of four accelerators modelled or not; fair sharing or
 // classical preemption; candidates ordered by the work they would lose or
 // not; vCPUs in quota besides GPUs, or GPUs alone; teams alike but for
-// their quotas, or each with a twist (limits).
-type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits bool }
+// their quotas, or each with a twist (limits); a third of the jobs a
+// launcher and its workers (podsets), or none.
+type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets bool }
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v",
-		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v",
+		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets)
 }
 
 func (v twinVariant) model() *Model {
@@ -200,9 +207,15 @@ func (tw *twin) setNode(f int, n int32, up bool, now float64) string {
 	return out
 }
 
-// schedule runs Schedule alone and describes the plan.
+// schedule runs Schedule alone and describes the plan. Every search puts
+// back the room it took on trial: none is left on any node.
 func (tw *twin) schedule(now float64) string {
 	p := tw.c.Schedule(now)
+	for f, pl := range tw.c.pools {
+		if pl != nil && (pl.trialWhole != 0 || len(pl.trial) != 0) {
+			tw.t.Fatalf("at %g: type %d keeps trial room after the cycle (%d whole nodes, %v)", now, f, pl.trialWhole, pl.trial)
+		}
+	}
 	out := ""
 	for _, a := range p.Admitted {
 		out += fmt.Sprintf("admit %d on %d; ", a.W.Seq, a.W.Flavor())

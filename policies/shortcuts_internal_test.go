@@ -22,11 +22,12 @@ import (
 // teams' quotas now and then change and, where nodes are modelled, nodes
 // fail and come back; with fair sharing and with classical preemption,
 // with vCPUs in quota or not, with borrowing and lending limits, a
-// strict-order team and a weightless one, and with jobs of two podsets.
+// strict-order team and a weightless one, with jobs of two podsets, and
+// with admission fair sharing between two users of each team.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
-		{podsets: true}, {podsets: true, nodes: true}} {
+		{podsets: true}, {podsets: true, nodes: true}, {afs: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(100) {
@@ -61,6 +62,9 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 			w.Req = Request{Compatible: w.Req.Compatible, PodSets: []PodSet{
 				{Name: "launcher", Count: 1, PerPod: per(1)}, {Name: "workers", Count: int32(1 + rng.IntN(3)), PerPod: per(Qty(1 + rng.IntN(2)))}}}
 		}
+		if v.afs { // two users share each team
+			w.User = rng.IntN(2)
+		}
 		if v.lostWork { // the work a job would lose moves with the time
 			w.RunStart, w.CheckpointInterval = now, float64(rng.IntN(4))*1.5
 		}
@@ -94,12 +98,13 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 // classical preemption; candidates ordered by the work they would lose or
 // not; vCPUs in quota besides GPUs, or GPUs alone; teams alike but for
 // their quotas, or each with a twist (limits); a third of the jobs a
-// launcher and its workers (podsets), or none.
-type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets bool }
+// launcher and its workers (podsets), or none; two users per team under
+// admission fair sharing (afs), or none.
+type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets, afs bool }
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v",
-		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v,afs=%v",
+		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets, v.afs)
 }
 
 func (v twinVariant) model() *Model {
@@ -111,6 +116,9 @@ func (v twinVariant) model() *Model {
 		}
 	}
 	m.PreferLeastLostWork = v.lostWork
+	if v.afs {
+		m.AdmissionFairSharingHalfLife = 20
+	}
 	if v.vcpus { // a team's vCPU quota is three per GPU of its quota
 		m.Resources = append(m.Resources, "vcpu")
 		for f := range m.Flavors {

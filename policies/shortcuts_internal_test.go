@@ -22,12 +22,13 @@ import (
 // teams' quotas now and then change and, where nodes are modelled, nodes
 // fail and come back; with fair sharing and with classical preemption,
 // with vCPUs in quota or not, with borrowing and lending limits, a
-// strict-order team and a weightless one, with jobs of two podsets, and
-// with admission fair sharing between two users of each team.
+// strict-order team and a weightless one, with jobs of two podsets, with
+// admission fair sharing between two users of each team, and with vCPUs
+// in a resource group of their own.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
-		{podsets: true}, {podsets: true, nodes: true}, {afs: true}} {
+		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(100) {
@@ -61,6 +62,9 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 			per := func(g Qty) []Qty { return []Qty{g * Milli} }
 			w.Req = Request{Compatible: w.Req.Compatible, PodSets: []PodSet{
 				{Name: "launcher", Count: 1, PerPod: per(1)}, {Name: "workers", Count: int32(1 + rng.IntN(3)), PerPod: per(Qty(1 + rng.IntN(2)))}}}
+		}
+		if v.groups { // GPUs from x or y, vCPUs from a CPU pool z
+			w.Req = Request{PodSets: []PodSet{{Name: "main", Count: 1, PerPod: []Qty{w.Req.Accel, Qty(rng.IntN(9)) * Milli}}}}
 		}
 		if v.afs { // two users share each team
 			w.User = rng.IntN(2)
@@ -99,12 +103,13 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 // not; vCPUs in quota besides GPUs, or GPUs alone; teams alike but for
 // their quotas, or each with a twist (limits); a third of the jobs a
 // launcher and its workers (podsets), or none; two users per team under
-// admission fair sharing (afs), or none.
-type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets, afs bool }
+// admission fair sharing (afs), or none; a second resource group, vCPUs
+// from a pool of their own (groups), or one.
+type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets, afs, groups bool }
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v,afs=%v",
-		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets, v.afs)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v,afs=%v,groups=%v",
+		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets, v.afs, v.groups)
 }
 
 func (v twinVariant) model() *Model {
@@ -118,6 +123,15 @@ func (v twinVariant) model() *Model {
 	m.PreferLeastLostWork = v.lostWork
 	if v.afs {
 		m.AdmissionFairSharingHalfLife = 20
+	}
+	if v.groups { // a second resource group: vCPUs, from a pool of its own
+		m.Resources = append(m.Resources, "vcpu")
+		m.Flavors = append(m.Flavors, FlavorSpec{Name: "z", Nodes: -1, AccelResource: -1, CPUResource: 1, MemResource: -1, Speed: 1})
+		for q := range m.Queues {
+			nom := Qty([]int{6, 3, 4, 2}[q]) * Milli
+			m.Queues[q].Groups = append(m.Queues[q].Groups, ResourceGroup{Resources: []int{1},
+				Flavors: []FlavorQuotas{{Flavor: 2, Quotas: map[int]Quota{1: {Nominal: nom}}}}})
+		}
 	}
 	if v.vcpus { // a team's vCPU quota is three per GPU of its quota
 		m.Resources = append(m.Resources, "vcpu")

@@ -22,13 +22,14 @@ import (
 // teams' quotas now and then change and, where nodes are modelled, nodes
 // fail and come back; with fair sharing and with classical preemption,
 // with vCPUs in quota or not, with borrowing and lending limits, a
-// strict-order team and a weightless one, with jobs of two podsets, with
+// strict-order team and a weightless one (and, under classical
+// preemption, borrowing thresholds), with jobs of two podsets, with
 // admission fair sharing between two users of each team, and with vCPUs
 // in a resource group of their own.
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
-		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}} {
+		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}, {limits: true, classical: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(100) {
@@ -165,6 +166,9 @@ func (v twinVariant) model() *Model {
 		m.FairSharing.Enabled = false
 		for q := range m.Queues {
 			m.Queues[q].BorrowWithin = LowerPriority
+			if v.limits { // b and d borrow only from jobs of priority 0
+				m.Queues[q].BorrowThreshold, m.Queues[q].HasBorrowThreshold = 0, q%2 == 1
+			}
 		}
 	}
 	return m

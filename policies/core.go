@@ -78,6 +78,7 @@ type scratch struct {
 	rem2     []frQty
 	targets  []target
 	replay   []target      // a replayed search's takes; never outlives it
+	teams    []int         // teams changed since a version (changedSince)
 	subUsage []frQty       // a one-flavor search's usage; never outlives it
 	rated    []ratedFlavor // chooseFlavor's ratings of one podset's flavors
 	frs      []int

@@ -207,10 +207,11 @@ func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes) bool
 	var pNew teamShare
 	pKnown, fair := false, false
 	root := t.rootOf[e.qn]
-	for x, at := range ch.team {
+	c.scratch.teams = ch.changedSince(v, c.scratch.teams)
+	for _, x := range c.scratch.teams {
 		xn := t.qNode[x]
-		if at <= v || t.rootOf[xn] != root || !t.overOnTypes(x, 1<<uint(f)) {
-			if at > v && slices.Contains(k.leads[:k.nLeads], xn) {
+		if t.rootOf[xn] != root || !t.overOnTypes(x, 1<<uint(f)) {
+			if slices.Contains(k.leads[:k.nLeads], xn) {
 				return false
 			}
 			continue

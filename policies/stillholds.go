@@ -22,6 +22,47 @@ type changeLog struct {
 	// of takes reads of other teams (searchmemo.go).
 	left []uint64
 	void uint64
+	// latest lists the latest team changes, in a ring: who changed since
+	// a version is read off it, newest first, instead of off every team.
+	latest  [64]teamChange
+	nLatest uint64
+}
+
+type teamChange struct {
+	q int
+	v uint64
+}
+
+// note records a change to team q at version v.
+func (ch *changeLog) note(q int, v uint64) {
+	ch.team[q] = v
+	ch.latest[ch.nLatest%uint64(len(ch.latest))] = teamChange{q, v}
+	ch.nLatest++
+}
+
+// changedSince returns, in buf, the teams changed since version v (a team
+// may come more than once): off the ring while it reaches back that far,
+// else off every team.
+func (ch *changeLog) changedSince(v uint64, buf []int) []int {
+	buf = buf[:0]
+	n := uint64(len(ch.latest))
+	for k := ch.nLatest; k > 0 && ch.nLatest-k < n; k-- {
+		x := ch.latest[(k-1)%n]
+		if x.v <= v {
+			return buf
+		}
+		buf = append(buf, x.q)
+	}
+	if ch.nLatest <= n {
+		return buf // the ring holds every change ever made
+	}
+	buf = buf[:0]
+	for x, at := range ch.team {
+		if at > v {
+			buf = append(buf, x)
+		}
+	}
+	return buf
 }
 
 func newChangeLog(queues, flavors int) changeLog {
@@ -30,7 +71,7 @@ func newChangeLog(queues, flavors int) changeLog {
 
 // teamChanged records a change to queue q's jobs that moves no usage (an
 // eviction begun).
-func (c *Core) teamChanged(q int) { c.changes.team[q] = c.stateVer }
+func (c *Core) teamChanged(q int) { c.changes.note(q, c.stateVer) }
 
 // usageMoved records an admission of queue q's, or a release, before the
 // tree takes it in or gives it back (a release reads whether the team
@@ -39,7 +80,7 @@ func (c *Core) teamChanged(q int) { c.changes.team[q] = c.stateVer }
 func (c *Core) usageMoved(q int, usage []frQty, placed int, release bool) {
 	v := c.stateVer
 	ch := &c.changes
-	ch.team[q] = v
+	ch.note(q, v)
 	nR := len(c.m.Resources)
 	t := c.tree
 	stamp := func(f int) {
@@ -88,8 +129,9 @@ func (c *Core) unchangedOn(v uint64, q int, types uint64, stamps []uint64) bool 
 	}
 	// Teams that changed since, borrowing on the types' resources now.
 	root := t.rootOf[qn]
-	for x, at := range ch.team {
-		if at > v && t.rootOf[t.qNode[x]] == root && t.overOnTypes(x, types) {
+	c.scratch.teams = ch.changedSince(v, c.scratch.teams)
+	for _, x := range c.scratch.teams {
+		if t.rootOf[t.qNode[x]] == root && t.overOnTypes(x, types) {
 			return false
 		}
 	}

@@ -186,13 +186,13 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	return m.targets[i], true
 }
 
-// changedTeamsLeadNowhere says whether each team changed since v that
-// borrows on type f now could lead the search of e (its entry for f)
-// nowhere it went: it was not a team the search was led to, and its share
-// is now below that of each of those when it led (if the job fit in the
-// first round), or below the job's share once admitted (if the job
-// borrows, so that fair-sharing rules apply, and its own team has no
-// candidate, whose taking would lower that share). A round is led by the
+// changedTeamsLeadNowhere says whether no team changed since v could lead
+// the search of e (its entry for type f) anywhere it went: none is a team
+// the search was led to, and each that borrows on f now has a share below
+// that of each of those when it led (if the job fit in the first round),
+// or below the job's share once admitted (if the job borrows, so that
+// fair-sharing rules apply, and its own team has no candidate, whose
+// taking would lower that share). A round is led by the
 // highest share, so the first kind leads nowhere before the job fits; and
 // the first round ends at the first team whose share is below the job's,
 // and the second reads only teams the first was led to, so the second
@@ -210,14 +210,11 @@ func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes) bool
 	c.scratch.teams = ch.changedSince(v, c.scratch.teams)
 	for _, x := range c.scratch.teams {
 		xn := t.qNode[x]
-		if t.rootOf[xn] != root || !t.overOnTypes(x, 1<<uint(f)) {
-			if slices.Contains(k.leads[:k.nLeads], xn) {
-				return false
-			}
-			continue
-		}
 		if slices.Contains(k.leads[:k.nLeads], xn) {
 			return false
+		}
+		if t.rootOf[xn] != root || !t.overOnTypes(x, 1<<uint(f)) {
+			continue // no candidate of it is read
 		}
 		sx := shareKey(xn, c.shareOf(xn))
 		if k.fitFirst && k.nLeads > 0 && k.floor.above(sx) {

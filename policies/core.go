@@ -278,8 +278,7 @@ func (c *Core) dequeue(w *Workload) {
 		w.quick = nil
 	}
 	if m := w.searches; m != nil {
-		*m = searchMemo{} // its targets are no longer held
-		c.spareSearches = append(c.spareSearches, m)
+		c.spareSearches = append(c.spareSearches, m) // cleared when taken (spareOrNew)
 		w.searches = nil
 	}
 	switch {
@@ -358,7 +357,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	w.waiting = false
 	c.stateVer++
 	c.grown.note(int32(w.Queue))
-	c.usageMoved(w.Queue, usage, pl.flavor, false)
+	c.usageMoved(w.Queue, usage, pl.flavor)
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}
@@ -392,7 +391,7 @@ func accelOf(m *Model, usage []frQty) Qty {
 // release undoes commit and bumps the capacity generation.
 func (c *Core) release(w *Workload) {
 	c.stateVer++
-	c.usageMoved(w.Queue, w.usage, w.place.flavor, true)
+	c.usageMoved(w.Queue, w.usage, w.place.flavor)
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	}

@@ -21,7 +21,9 @@ type treeNode struct {
 	local    []Qty
 	usage    []Qty
 	borrowed []Qty // by resource: usage above subtree quota, summed over flavors
-	lendable []Qty // by resource: the node's part of quotaTree.lendable
+	// lendable is, by resource, what the node's parent could ever lend of
+	// it, over all flavors: the denominator of its dominant resource share.
+	lendable []Qty
 	// potential is, by flavor-resource, the most the node could ever take
 	// (potentialAvailable), which moves only with quotas.
 	potential []Qty
@@ -46,9 +48,6 @@ type quotaTree struct {
 	qNode  []int // queue index -> node index
 	cNode  []int // cohort index -> node index
 	rootOf []int // node -> root node
-	// lendable[n*nRes+r] is what n's parent could ever lend of resource r,
-	// over all flavors: the denominator of n's dominant resource share.
-	lendable []Qty
 	// over[fr] has bit qi set while queue qi uses more of fr than its
 	// subtree quota, so a search lists the teams it may reclaim from
 	// without looking at every team.
@@ -169,18 +168,18 @@ func (t *quotaTree) recompute() {
 			nd.potential[fr] = t.computePotential(n, fr)
 		}
 	}
-	t.lendable = make([]Qty, len(t.nodes)*t.nRes)
+	lendable := make([]Qty, len(t.nodes)*t.nRes)
 	for n := range t.nodes {
 		p := t.nodes[n].parent
 		if p < 0 {
 			continue
 		}
 		for fr := 0; fr < t.nFR; fr++ {
-			t.lendable[n*t.nRes+fr%t.nRes] += t.potentialAvailable(p, fr)
+			lendable[n*t.nRes+fr%t.nRes] += t.potentialAvailable(p, fr)
 		}
 	}
 	for n := range t.nodes {
-		t.nodes[n].lendable = t.lendable[n*t.nRes : (n+1)*t.nRes : (n+1)*t.nRes]
+		t.nodes[n].lendable = lendable[n*t.nRes : (n+1)*t.nRes : (n+1)*t.nRes]
 	}
 }
 

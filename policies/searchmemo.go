@@ -15,19 +15,17 @@ import "slices"
 // it kept the fewest. Which jobs it takes, and in which order, reads the
 // shares and candidates of its own team and of the teams that borrow on
 // the type, never the room: room only decides where it stops. So while
-// none of those teams changed, and none stopped borrowing there (which
-// only a release can do: changes.left), the same jobs are taken again in
-// the same order, checking after each whether the job fits now, with
-// whatever room admissions and releases of other teams, and nodes, have
-// left (replay). That is the search less all its reading of shares and
-// candidates, unless the takes run out before the job fits while the
-// search had not run out: what it would take next is then unknown, and it
-// is searched for. Which flavor-resources lack room moves with the room,
-// and a search reads only teams borrowing those, so a replay must be for
-// the same ones.
-//
-// Teams that borrow on the type may have changed too, as long as none of
-// them could lead the search anywhere it went (changedTeamsLeadNowhere).
+// no team changed in a way that could lead the search elsewhere
+// (changedTeamsLeadNowhere: a team that stopped borrowing there, or
+// changed with a low enough share, leads it nowhere unless the search was
+// led to it), the same jobs are taken again in the same order, checking
+// after each whether the job fits now, with whatever room admissions and
+// releases of other teams, and nodes, have left (replay). That is the
+// search less all its reading of shares and candidates, unless the takes
+// run out before the job fits while the search had not run out: what it
+// would take next is then unknown, and it is searched for. Which
+// flavor-resources lack room moves with the room, and a search reads only
+// teams borrowing those, so a replay must be for the same ones.
 
 // searchMemo is a head's remembered searches, one per type.
 type searchMemo struct {
@@ -151,9 +149,10 @@ func (c *Core) searchMemoOn(e *entry, f int) bool {
 }
 
 // knownSearch returns the targets of e's search on type f (sub is the
-// search's entry) when known without searching: its last one's, when
-// nothing it read has changed since, or its takes replayed, when only
-// room has.
+// search's entry) when known without searching: its last one's, when the
+// room on f is as it was and nothing it read has changed, or no change
+// could lead it anywhere else; or its takes replayed, when the room has
+// changed and no change could lead it anywhere else.
 func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	m := e.w.searches
 	if m == nil {
@@ -163,16 +162,12 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	if i < 0 {
 		return nil, false
 	}
-	// Same room on the type, or only room changed there (replayed).
-	v, stamps := m.ver[i], c.changes.flavor
-	same := stamps[f] <= v
-	if !same {
-		if !m.took[i].forNeed(sub.frsNeed) {
-			return nil, false
-		}
-		stamps = c.changes.left
+	v := m.ver[i]
+	same := c.changes.flavor[f] <= v
+	if !same && !m.took[i].forNeed(sub.frsNeed) {
+		return nil, false
 	}
-	if !c.unchangedOn(v, e.q, 1<<uint(f), stamps) && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i]) {
+	if !(same && c.unchangedSince(v, e.q, 1<<uint(f))) && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i]) {
 		return nil, false
 	}
 	if !same {
@@ -192,12 +187,12 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 // that of each of those when it led (if the job fit in the first round),
 // or below the job's share once admitted (if the job borrows, so that
 // fair-sharing rules apply, and its own team has no candidate, whose
-// taking would lower that share). A round is led by the
-// highest share, so the first kind leads nowhere before the job fits; and
-// the first round ends at the first team whose share is below the job's,
-// and the second reads only teams the first was led to, so the second
-// kind could only end the first round where it ends anyway. What the
-// search read of the other teams is as it was.
+// taking would lower that share). A round is led by the highest share, so
+// the first kind leads nowhere before the job fits; and the first round
+// ends at the first team whose share is below the job's, and the second
+// reads only teams the first was led to, so the second kind could only end
+// the first round where it ends anyway. What the search read of the other
+// teams is as it was.
 func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes) bool {
 	ch := &c.changes
 	t := c.tree

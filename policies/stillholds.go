@@ -17,11 +17,7 @@ import mbits "math/bits"
 type changeLog struct {
 	team   []uint64
 	flavor []uint64
-	// left is the latest release on each type by a team that borrowed
-	// there: with the teams that borrow there now, what a search's order
-	// of takes reads of other teams (searchmemo.go).
-	left []uint64
-	void uint64
+	void   uint64
 	// latest lists the latest team changes, in a ring: who changed since
 	// a version is read off it, newest first, instead of off every team.
 	latest  [64]teamChange
@@ -66,34 +62,26 @@ func (ch *changeLog) changedSince(v uint64, buf []int) []int {
 }
 
 func newChangeLog(queues, flavors int) changeLog {
-	return changeLog{team: make([]uint64, queues), flavor: make([]uint64, flavors), left: make([]uint64, flavors)}
+	return changeLog{team: make([]uint64, queues), flavor: make([]uint64, flavors)}
 }
 
 // teamChanged records a change to queue q's jobs that moves no usage (an
 // eviction begun).
 func (c *Core) teamChanged(q int) { c.changes.note(q, c.stateVer) }
 
-// usageMoved records an admission of queue q's, or a release, before the
-// tree takes it in or gives it back (a release reads whether the team
-// borrowed on the type before it): usage lists the flavor-resources it
-// moved on, and placed the type of nodes it took or gave back (-1: none).
-func (c *Core) usageMoved(q int, usage []frQty, placed int, release bool) {
+// usageMoved records an admission or a release of queue q's: usage lists
+// the flavor-resources it moved on, and placed the type of nodes it took
+// or gave back (-1: none).
+func (c *Core) usageMoved(q int, usage []frQty, placed int) {
 	v := c.stateVer
 	ch := &c.changes
 	ch.note(q, v)
 	nR := len(c.m.Resources)
-	t := c.tree
-	stamp := func(f int) {
-		ch.flavor[f] = v
-		if release && (f >= 64 || t == nil || len(t.qNode) <= q || t.overOnTypes(q, 1<<uint(f))) {
-			ch.left[f] = v
-		}
-	}
 	for _, u := range usage {
-		stamp(u.fr / nR)
+		ch.flavor[u.fr/nR] = v
 	}
 	if placed >= 0 {
-		stamp(placed)
+		ch.flavor[placed] = v
 	}
 }
 
@@ -107,12 +95,6 @@ func (c *Core) stillHolds(w *Workload) bool {
 // unchangedSince says whether nothing a nomination of a head of queue q
 // reads about the types in the set types has changed since state version v.
 func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
-	return c.unchangedOn(v, q, types, c.changes.flavor)
-}
-
-// unchangedOn is unchangedSince reading the types' changes off stamps
-// (changes.flavor, or changes.left to pass over changes of room alone).
-func (c *Core) unchangedOn(v uint64, q int, types uint64, stamps []uint64) bool {
 	ch := &c.changes
 	if c.exhaustive || ch.void > v || ch.team[q] > v {
 		return false
@@ -123,7 +105,7 @@ func (c *Core) unchangedOn(v uint64, q int, types uint64, stamps []uint64) bool 
 		return false // a cohort's share reads every type its teams use
 	}
 	for b := types; b != 0; b &= b - 1 {
-		if stamps[mbits.TrailingZeros64(b)] > v {
+		if ch.flavor[mbits.TrailingZeros64(b)] > v {
 			return false
 		}
 	}

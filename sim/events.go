@@ -24,59 +24,92 @@ type event struct {
 }
 
 func (e *event) less(o *event) bool {
-	if e.t != o.t {
-		return e.t < o.t
-	}
-	return e.ord < o.ord
+	return e.t < o.t || (e.t == o.t && e.ord < o.ord)
 }
 
-// eventQueue is a 4-ary min-heap: shallower than a binary one, and its
-// children share cache lines.
+// eventQueue is a 4-ary min-heap (shallower than a binary one, and its
+// children share cache lines) beside one slot for the next arrival: the
+// source is read one job ahead, so half the events would otherwise pass
+// through the heap only to come straight out.
 type eventQueue struct {
-	h   []event
-	seq uint64
+	h          []event
+	seq        uint64
+	arrival    event
+	hasArrival bool
 }
 
 func (q *eventQueue) push(e event) {
 	q.seq++
 	e.ord = uint64(e.kind)<<56 | q.seq
+	if e.kind == evArrival && !q.hasArrival {
+		q.arrival, q.hasArrival = e, true
+		return
+	}
 	q.h = append(q.h, e)
-	i := len(q.h) - 1
-	for i > 0 {
+	h := q.h
+	i := len(h) - 1
+	for i > 0 { // move parents down into the hole until e's place is found
 		p := (i - 1) / 4
-		if !q.h[i].less(&q.h[p]) {
+		if !e.less(&h[p]) {
 			break
 		}
-		q.h[i], q.h[p] = q.h[p], q.h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
+}
+
+// arrivalFirst says whether the arrival slot holds the least event.
+func (q *eventQueue) arrivalFirst() bool {
+	return q.hasArrival && (len(q.h) == 0 || q.arrival.less(&q.h[0]))
 }
 
 func (q *eventQueue) pop() event {
-	top := q.h[0]
-	last := len(q.h) - 1
-	q.h[0] = q.h[last]
-	q.h = q.h[:last]
-	i, n := 0, last
-	for {
+	if q.arrivalFirst() {
+		q.hasArrival = false
+		return q.arrival
+	}
+	h := q.h
+	top := h[0]
+	n := len(h) - 1
+	x := h[n]
+	h = h[:n]
+	q.h = h
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for { // move the least child up into the hole until x's place is found
 		c := 4*i + 1
 		if c >= n {
 			break
 		}
 		m := c
-		for k := c + 1; k < c+4 && k < n; k++ {
-			if q.h[k].less(&q.h[m]) {
+		for k := c + 1; k < min(c+4, n); k++ {
+			if h[k].less(&h[m]) {
 				m = k
 			}
 		}
-		if !q.h[m].less(&q.h[i]) {
+		if !h[m].less(&x) {
 			break
 		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = x
 	return top
 }
 
-func (q *eventQueue) peek() *event { return &q.h[0] }
-func (q *eventQueue) len() int     { return len(q.h) }
+func (q *eventQueue) peek() *event {
+	if q.arrivalFirst() {
+		return &q.arrival
+	}
+	return &q.h[0]
+}
+
+func (q *eventQueue) len() int {
+	if q.hasArrival {
+		return len(q.h) + 1
+	}
+	return len(q.h)
+}

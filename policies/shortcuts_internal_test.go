@@ -29,7 +29,8 @@ import (
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
-		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}, {limits: true, classical: true}} {
+		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}, {groups: true, nodes: true},
+		{limits: true, classical: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(100) {

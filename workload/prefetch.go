@@ -37,6 +37,7 @@ func (p *PrefetchSource) read() {
 		var b []Job
 		select {
 		case b = <-p.free:
+			clear(b[:cap(b)]) // here, off the reading goroutine: drop the old jobs' strings
 		default:
 			b = make([]Job, 0, asyncBatch)
 		}
@@ -66,7 +67,6 @@ func (p *PrefetchSource) read() {
 func (p *PrefetchSource) Next() (Job, error) {
 	for p.pos >= len(p.cur) {
 		if p.cur != nil {
-			clear(p.cur)
 			select {
 			case p.free <- p.cur[:0]:
 			default:

@@ -62,30 +62,59 @@ func (h countHist) percentile(p float64) float64 {
 	return float64(keys[len(keys)-1])
 }
 
-// mergeSorted merges ascending lists into one, pairwise: O(n log k).
+// mergeSorted merges ascending lists into one, pairwise: O(n log k). The
+// passes alternate between two buffers, and a step takes the smaller head
+// without a branch on the comparison, which data would make unpredictable.
 func mergeSorted(lists [][]float64) []float64 {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
 	if len(lists) == 0 {
 		return nil
 	}
-	for len(lists) > 1 {
-		var next [][]float64
+	if len(lists) == 1 {
+		return lists[0]
+	}
+	bufs := [2][]float64{make([]float64, n), make([]float64, n)}
+	next := make([][]float64, 0, (len(lists)+1)/2)
+	for pass := 0; len(lists) > 1; pass++ {
+		out := bufs[pass%2]
+		next = next[:0]
+		at := 0
 		for i := 0; i < len(lists); i += 2 {
 			if i+1 == len(lists) {
-				next = append(next, lists[i])
+				k := copy(out[at:], lists[i])
+				next = append(next, out[at:at+k])
+				at += k
 				continue
 			}
-			a, b := lists[i], lists[i+1]
-			out := make([]float64, 0, len(a)+len(b))
-			for len(a) > 0 && len(b) > 0 {
-				if b[0] < a[0] {
-					out, b = append(out, b[0]), b[1:]
-				} else {
-					out, a = append(out, a[0]), a[1:]
-				}
-			}
-			next = append(next, append(append(out, a...), b...))
+			m := merge2(out[at:], lists[i], lists[i+1])
+			next = append(next, out[at:at+m])
+			at += m
 		}
-		lists = next
+		lists = append(lists[:0:0], next...)
 	}
 	return lists[0]
+}
+
+// merge2 writes the merge of ascending a and b to out, equal values from a
+// first, and returns how many it wrote.
+func merge2(out, a, b []float64) int {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		x, y := a[i], b[j]
+		takeB := 0
+		if y < x {
+			takeB = 1
+		}
+		v := [2]float64{x, y}
+		out[k] = v[takeB]
+		j += takeB
+		i += 1 - takeB
+		k++
+	}
+	k += copy(out[k:], a[i:])
+	k += copy(out[k:], b[j:])
+	return k
 }

@@ -84,9 +84,7 @@ func (b *recordBatch) keep(s []string) []string {
 	if s == nil {
 		return nil
 	}
-	for _, x := range s { // a record has one or two: cheaper than a slice copy
-		b.strs = append(b.strs, x)
-	}
+	b.strs = append(b.strs, s...)
 	return b.strs[len(b.strs)-len(s) : len(b.strs) : len(b.strs)]
 }
 

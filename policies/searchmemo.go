@@ -194,11 +194,11 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 // the first round where it ends anyway. What the search read of the other
 // teams is as it was.
 func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes) bool {
-	ch := &c.changes
-	t := c.tree
-	if !k.known || k.nLeads < 0 || c.exhaustive || ch.void > v || ch.team[e.q] > v || !t.amongSiblings(e.qn) {
+	if !k.known || k.nLeads < 0 || !c.teamAndQuotasUnchangedSince(v, e.q) {
 		return false
 	}
+	ch := &c.changes
+	t := c.tree
 	var pNew teamShare
 	pKnown, fair := false, false
 	root := t.rootOf[e.qn]

@@ -25,7 +25,7 @@ import (
 // strict-order team and a weightless one (and, under classical
 // preemption, borrowing thresholds), with jobs of two podsets, with
 // admission fair sharing between two users of each team, and with vCPUs
-// in a resource group of their own.
+// in a resource group of their own (with and without nodes).
 func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},

@@ -95,15 +95,12 @@ func (c *Core) stillHolds(w *Workload) bool {
 // unchangedSince says whether nothing a nomination of a head of queue q
 // reads about the types in the set types has changed since state version v.
 func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
-	ch := &c.changes
-	if c.exhaustive || ch.void > v || ch.team[q] > v {
+	if !c.teamAndQuotasUnchangedSince(v, q) {
 		return false
 	}
+	ch := &c.changes
 	t := c.tree
 	qn := t.qNode[q]
-	if !t.amongSiblings(qn) {
-		return false // a cohort's share reads every type its teams use
-	}
 	for b := types; b != 0; b &= b - 1 {
 		if ch.flavor[mbits.TrailingZeros64(b)] > v {
 			return false
@@ -118,6 +115,15 @@ func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
 		}
 	}
 	return true
+}
+
+// teamAndQuotasUnchangedSince says whether queue q, quotas and node counts
+// are unchanged since state version v, q hangs straight from its root (a
+// cohort's share reads every type its teams use), and shortcuts are on:
+// what every memory of a head of q needs first.
+func (c *Core) teamAndQuotasUnchangedSince(v uint64, q int) bool {
+	ch := &c.changes
+	return !c.exhaustive && ch.void <= v && ch.team[q] <= v && c.tree.amongSiblings(c.tree.qNode[q])
 }
 
 // typesOf is the set of types a job may take in any of its team's

@@ -163,14 +163,7 @@ func (w *Workload) Nodes() []int32 { return w.place.nodes }
 func (w *Workload) Held() Qty { return w.place.heldA }
 
 // UsageOf returns the quota the job holds of a flavor-resource.
-func (w *Workload) usesFR(fr int) bool {
-	for _, u := range w.usage {
-		if u.fr == fr {
-			return true
-		}
-	}
-	return false
-}
+func (w *Workload) usesFR(fr int) bool { return usesFR(w.usage, fr) }
 
 // setAside is why a job was last set aside.
 type setAside struct {

@@ -37,7 +37,7 @@ func (p *PrefetchSource) read() {
 		var b []Job
 		select {
 		case b = <-p.free:
-			clear(b[:cap(b)]) // here, off the reading goroutine: drop the old jobs' strings
+			clear(b[:cap(b)]) // drop the old jobs' strings here, not on the simulating goroutine
 		default:
 			b = make([]Job, 0, asyncBatch)
 		}

@@ -528,7 +528,7 @@ func (c *Core) PickNodesToRemove(flavor, n int) []int32 {
 func (c *Core) SetQuota(queue, flavor, resource int, nominal Qty) {
 	fr := flavor*len(c.m.Resources) + resource
 	n := c.tree.qNode[queue]
-	c.tree.nodes[n].quota[fr].Nominal = nominal
+	c.tree.nodes[n].cells[fr].quota.Nominal = nominal
 	c.tree.nodes[n].declared[fr] = true
 	for gi := range c.m.Queues[queue].Groups {
 		for fi := range c.m.Queues[queue].Groups[gi].Flavors {
@@ -580,7 +580,7 @@ func (c *Core) AddCohortQuota(cohort, flavor, resource int, delta Qty) {
 	}
 	fr := flavor*len(c.m.Resources) + resource
 	nd := &c.tree.nodes[c.tree.cNode[cohort]]
-	nd.quota[fr].Nominal = max(0, nd.quota[fr].Nominal+delta)
+	nd.cells[fr].quota.Nominal = max(0, nd.cells[fr].quota.Nominal+delta)
 	nd.declared[fr] = true
 	c.tree.recompute()
 	c.capacityFreedAll()

@@ -382,16 +382,16 @@ func (c *Core) reserve(e *entry) {
 	nd := &t.nodes[e.qn]
 	var u []frQty
 	for _, x := range e.usage {
-		q := nd.quota[x.fr]
+		q := nd.cells[x.fr].quota
 		var r Qty
 		if e.borrowing > 0 {
 			if q.HasBorrow {
-				r = min(x.q, q.Nominal+q.BorrowLimit-nd.usage[x.fr])
+				r = min(x.q, q.Nominal+q.BorrowLimit-nd.cells[x.fr].usage)
 			} else {
 				r = x.q
 			}
 		} else {
-			r = max(0, min(x.q, q.Nominal-nd.usage[x.fr]))
+			r = max(0, min(x.q, q.Nominal-nd.cells[x.fr].usage))
 		}
 		if r > 0 {
 			u = append(u, frQty{x.fr, r})

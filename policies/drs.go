@@ -88,7 +88,8 @@ func (c *Core) shareWith(n int, delta []frQty, sign Qty) drs {
 		// a copy of the node's borrowed list cost more than the loop.
 		for _, x := range delta {
 			if t.resOf[x.fr] == r {
-				u, sub := nd.usage[x.fr], nd.subtree[x.fr]
+				c := &nd.cells[x.fr]
+				u, sub := c.usage, c.subtree
 				b += max(0, u+sign*x.q-sub) - max(0, u-sub)
 			}
 		}

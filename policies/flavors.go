@@ -137,7 +137,7 @@ func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, 
 			continue
 		}
 		frs = append(frs, fr)
-		if !(val <= qnode.quota[fr].Nominal || c.mayReclaimInHierarchy(e.qn, fr, val) || c.canPreemptWhileBorrowing(e.q)) {
+		if !(val <= qnode.cells[fr].quota.Nominal || c.mayReclaimInHierarchy(e.qn, fr, val) || c.canPreemptWhileBorrowing(e.q)) {
 			preemptPossible = false
 			ch.why = why{code: whyNoPreemption, f: f, r: r, val: val, avail: t.queueAvailable(e.qn, fr)}
 		}
@@ -241,7 +241,7 @@ func (c *Core) borrowAfterUnderRoot(e *entry, usage []frQty, targets []target) i
 				own += accUsage(tg.w.usage).get(u.fr)
 			}
 		}
-		if nd.usage[u.fr]-own+u.q > nd.subtree[u.fr] {
+		if c := &nd.cells[u.fr]; c.usage-own+u.q > c.subtree {
 			b = max(b, root.height)
 		}
 	}

@@ -9,28 +9,24 @@ import mbits "math/bits"
 // Kueue's resource-node model (see ../shared/reference/kueue-semantics.md §1).
 
 type treeNode struct {
-	name     string
-	parent   int // node index, -1 = root
-	queue    int // queue index, -1 for cohorts
-	cohorts  []int
-	queues   []int // node indices of child queues
-	weight   float64
-	quota    []Quota
+	name    string
+	parent  int // node index, -1 = root
+	queue   int // queue index, -1 for cohorts
+	cohorts []int
+	queues  []int // node indices of child queues
+	weight  float64
+	// cells holds the node's figures by flavor-resource, side by side:
+	// the tree's arithmetic reads several of one flavor-resource at once.
+	cells    []frCell
 	declared []bool
-	subtree  []Qty
-	local    []Qty
-	usage    []Qty
 	borrowed []Qty // by resource: usage above subtree quota, summed over flavors
 	// lendable is, by resource, what the node's parent could ever lend of
 	// it, over all flavors: the denominator of its dominant resource share.
 	lendable []Qty
-	// potential is, by flavor-resource, the most the node could ever take
-	// (potentialAvailable), which moves only with quotas.
-	potential []Qty
-	height    int
-	ver       uint64 // bumped when usage changes
-	drsVer    uint64 // ver when drsVal was computed (ver is never 0 once built)
-	drsVal    drs
+	height   int
+	ver      uint64 // bumped when usage changes
+	drsVer   uint64 // ver when drsVal was computed (ver is never 0 once built)
+	drsVal   drs
 	// The share without the team's smallest job on one flavor-resource
 	// (bestCaseShare), kept while usage is unchanged: most searches ask it
 	// of teams no earlier search touched.
@@ -38,6 +34,17 @@ type treeNode struct {
 	bestFR   int
 	bestSize Qty
 	bestVal  drs
+}
+
+// frCell is one node's figures for one flavor-resource.
+type frCell struct {
+	usage   Qty
+	subtree Qty // the quota of the node's whole subtree
+	local   Qty // the part of subtree kept for the subtree (not lent up)
+	// potential is the most the node could ever take (potentialAvailable),
+	// which moves only with quotas.
+	potential Qty
+	quota     Quota
 }
 
 type quotaTree struct {
@@ -63,8 +70,7 @@ func newQuotaTree(m *Model) *quotaTree {
 	newNode := func(name string, weight float64) int {
 		t.nodes = append(t.nodes, treeNode{
 			name: name, parent: -1, queue: -1, weight: weight,
-			quota: make([]Quota, t.nFR), declared: make([]bool, t.nFR),
-			subtree: make([]Qty, t.nFR), local: make([]Qty, t.nFR), usage: make([]Qty, t.nFR), borrowed: make([]Qty, t.nRes),
+			cells: make([]frCell, t.nFR), declared: make([]bool, t.nFR), borrowed: make([]Qty, t.nRes),
 		})
 		return len(t.nodes) - 1
 	}
@@ -74,7 +80,7 @@ func newQuotaTree(m *Model) *quotaTree {
 		for f, byRes := range c.Quotas {
 			for r, q := range byRes {
 				fr := f*nR + r
-				t.nodes[n].quota[fr] = q
+				t.nodes[n].cells[fr].quota = q
 				t.nodes[n].declared[fr] = true
 			}
 		}
@@ -94,7 +100,7 @@ func newQuotaTree(m *Model) *quotaTree {
 			for _, fq := range g.Flavors {
 				for r, qq := range fq.Quotas {
 					fr := fq.Flavor*nR + r
-					t.nodes[n].quota[fr] = qq
+					t.nodes[n].cells[fr].quota = qq
 					t.nodes[n].declared[fr] = true
 				}
 			}
@@ -156,16 +162,15 @@ func (t *quotaTree) recompute() {
 	for fr := range t.over {
 		t.over[fr] = make([]uint64, (len(t.qNode)+63)/64)
 		for qi, n := range t.qNode {
-			if nd := &t.nodes[n]; nd.usage[fr] > nd.subtree[fr] {
+			if c := &t.nodes[n].cells[fr]; c.usage > c.subtree {
 				t.over[fr][qi>>6] |= 1 << (uint(qi) & 63)
 			}
 		}
 	}
 	for n := range t.nodes {
 		nd := &t.nodes[n]
-		nd.potential = grow(nd.potential, t.nFR)
-		for fr := range nd.potential {
-			nd.potential[fr] = t.computePotential(n, fr)
+		for fr := range nd.cells {
+			nd.cells[fr].potential = t.computePotential(n, fr)
 		}
 	}
 	lendable := make([]Qty, len(t.nodes)*t.nRes)
@@ -186,40 +191,42 @@ func (t *quotaTree) recompute() {
 func (t *quotaTree) recomputeNode(n int) {
 	nd := &t.nodes[n]
 	isCohort := nd.queue < 0
-	for fr := 0; fr < t.nFR; fr++ {
-		nd.subtree[fr] = nd.quota[fr].Nominal
+	for fr := range nd.cells {
+		c := &nd.cells[fr]
+		c.subtree = c.quota.Nominal
 		if isCohort {
-			nd.usage[fr] = 0
+			c.usage = 0
 		}
 	}
 	children := append(append([]int(nil), nd.cohorts...), nd.queues...)
-	for _, c := range children {
-		t.recomputeNode(c)
-		ch := &t.nodes[c]
-		for fr := 0; fr < t.nFR; fr++ {
-			nd.subtree[fr] += ch.subtree[fr] - ch.local[fr]
-			if u := ch.usage[fr] - ch.local[fr]; u > 0 {
-				nd.usage[fr] += u
+	for _, ci := range children {
+		t.recomputeNode(ci)
+		for fr, ch := range t.nodes[ci].cells {
+			c := &nd.cells[fr]
+			c.subtree += ch.subtree - ch.local
+			if u := ch.usage - ch.local; u > 0 {
+				c.usage += u
 			}
 		}
 	}
-	for fr := 0; fr < t.nFR; fr++ {
-		q := nd.quota[fr]
-		nd.local[fr] = 0
-		if q.HasLend {
-			nd.local[fr] = max(0, nd.subtree[fr]-q.LendLimit)
+	for fr := range nd.cells {
+		c := &nd.cells[fr]
+		c.local = 0
+		if c.quota.HasLend {
+			c.local = max(0, c.subtree-c.quota.LendLimit)
 		}
 	}
 	clear(nd.borrowed)
-	for fr := 0; fr < t.nFR; fr++ {
-		nd.borrowed[fr%t.nRes] += max(0, nd.usage[fr]-nd.subtree[fr])
+	for fr, c := range nd.cells {
+		nd.borrowed[fr%t.nRes] += max(0, c.usage-c.subtree)
 	}
 }
 
-// setUsage changes one usage and keeps the node's borrowed sums.
-func (t *quotaTree) setUsage(nd *treeNode, fr int, u Qty) {
-	sub, was := nd.subtree[fr], nd.usage[fr]
-	nd.usage[fr] = u
+// setUsage changes one usage, cell c of node nd, and keeps the node's
+// borrowed sums.
+func (t *quotaTree) setUsage(nd *treeNode, c *frCell, fr int, u Qty) {
+	sub, was := c.subtree, c.usage
+	c.usage = u
 	nd.ver++
 	if was <= sub && u <= sub { // within quota before and after: nothing borrowed changes
 		return
@@ -231,15 +238,16 @@ func (t *quotaTree) setUsage(nd *treeNode, fr int, u Qty) {
 }
 
 func (t *quotaTree) localAvailable(n, fr int) Qty {
-	nd := &t.nodes[n]
-	return max(0, nd.local[fr]-nd.usage[fr])
+	c := &t.nodes[n].cells[fr]
+	return max(0, c.local-c.usage)
 }
 
 func (t *quotaTree) addUsage(n, fr int, v Qty) {
 	for v != 0 {
 		nd := &t.nodes[n]
-		la := max(0, nd.local[fr]-nd.usage[fr])
-		t.setUsage(nd, fr, nd.usage[fr]+v)
+		c := &nd.cells[fr]
+		la := max(0, c.local-c.usage)
+		t.setUsage(nd, c, fr, c.usage+v)
 		if nd.parent < 0 {
 			return
 		}
@@ -254,8 +262,9 @@ func (t *quotaTree) addUsage(n, fr int, v Qty) {
 func (t *quotaTree) removeUsage(n, fr int, v Qty) {
 	for v > 0 {
 		nd := &t.nodes[n]
-		stored := nd.usage[fr] - nd.local[fr]
-		t.setUsage(nd, fr, nd.usage[fr]-v)
+		c := &nd.cells[fr]
+		stored := c.usage - c.local
+		t.setUsage(nd, c, fr, c.usage-v)
 		if stored <= 0 || nd.parent < 0 {
 			return
 		}
@@ -267,15 +276,16 @@ func (t *quotaTree) removeUsage(n, fr int, v Qty) {
 // available is how much more of fr node n can take now.
 func (t *quotaTree) available(n, fr int) Qty {
 	nd := &t.nodes[n]
+	c := &nd.cells[fr]
 	if nd.parent < 0 {
-		return nd.subtree[fr] - nd.usage[fr]
+		return c.subtree - c.usage
 	}
 	pa := t.available(nd.parent, fr)
-	if q := nd.quota[fr]; q.HasBorrow {
-		stored := max(0, nd.usage[fr]-nd.local[fr])
-		pa = min(pa, nd.subtree[fr]-nd.local[fr]-stored+q.BorrowLimit)
+	if c.quota.HasBorrow {
+		stored := max(0, c.usage-c.local)
+		pa = min(pa, c.subtree-c.local-stored+c.quota.BorrowLimit)
 	}
-	return max(0, nd.local[fr]-nd.usage[fr]) + pa
+	return max(0, c.local-c.usage) + pa
 }
 
 // availableLess is available(n, fr) as if d of fr were removed from n
@@ -284,20 +294,21 @@ func (t *quotaTree) available(n, fr int) Qty {
 // own usage out and back would invalidate its cached share each time.
 func (t *quotaTree) availableLess(n, fr int, d Qty) Qty {
 	nd := &t.nodes[n]
-	u := nd.usage[fr] - d
+	c := &nd.cells[fr]
+	u := c.usage - d
 	if nd.parent < 0 {
-		return nd.subtree[fr] - u
+		return c.subtree - u
 	}
 	var dp Qty
-	if stored := nd.usage[fr] - nd.local[fr]; stored > 0 {
+	if stored := c.usage - c.local; stored > 0 {
 		dp = min(d, stored)
 	}
 	pa := t.availableLess(nd.parent, fr, dp)
-	if q := nd.quota[fr]; q.HasBorrow {
-		stored := max(0, u-nd.local[fr])
-		pa = min(pa, nd.subtree[fr]-nd.local[fr]-stored+q.BorrowLimit)
+	if c.quota.HasBorrow {
+		stored := max(0, u-c.local)
+		pa = min(pa, c.subtree-c.local-stored+c.quota.BorrowLimit)
 	}
-	return max(0, nd.local[fr]-u) + pa
+	return max(0, c.local-u) + pa
 }
 
 // underRoot says whether queue node qn hangs directly from a root cohort.
@@ -340,24 +351,25 @@ func (t *quotaTree) overOnTypes(q int, types uint64) bool {
 func (t *quotaTree) queueAvailable(n, fr int) Qty { return max(0, t.available(n, fr)) }
 
 // potentialAvailable is the most node n could ever take of fr.
-func (t *quotaTree) potentialAvailable(n, fr int) Qty { return t.nodes[n].potential[fr] }
+func (t *quotaTree) potentialAvailable(n, fr int) Qty { return t.nodes[n].cells[fr].potential }
 
 func (t *quotaTree) computePotential(n, fr int) Qty {
 	nd := &t.nodes[n]
+	c := &nd.cells[fr]
 	if nd.parent < 0 {
-		return nd.subtree[fr]
+		return c.subtree
 	}
-	a := nd.local[fr] + t.computePotential(nd.parent, fr)
-	if q := nd.quota[fr]; q.HasBorrow {
-		a = min(a, nd.subtree[fr]+q.BorrowLimit)
+	a := c.local + t.computePotential(nd.parent, fr)
+	if c.quota.HasBorrow {
+		a = min(a, c.subtree+c.quota.BorrowLimit)
 	}
 	return a
 }
 
 // borrowingWith says whether node n would be over its subtree quota with v more.
 func (t *quotaTree) borrowingWith(n, fr int, v Qty) bool {
-	nd := &t.nodes[n]
-	return nd.usage[fr]+v > nd.subtree[fr]
+	c := &t.nodes[n].cells[fr]
+	return c.usage+v > c.subtree
 }
 
 // lowestSubtreeHeightThatFits is the borrowing level of taking v of fr in
@@ -389,7 +401,7 @@ func (t *quotaTree) fitsInQuota(n int, req []frQty, remaining []frQty) (bool, []
 	remaining = remaining[:0]
 	for _, x := range req {
 		nd := &t.nodes[n]
-		if nd.usage[x.fr]+x.q > nd.subtree[x.fr] {
+		if c := &nd.cells[x.fr]; c.usage+x.q > c.subtree {
 			fits = false
 		}
 		remaining = append(remaining, frQty{x.fr, max(0, x.q-t.localAvailable(n, x.fr))})
@@ -401,7 +413,7 @@ func (t *quotaTree) fitsInQuota(n int, req []frQty, remaining []frQty) (bool, []
 func (t *quotaTree) withinNominal(n int, frs []int) bool {
 	nd := &t.nodes[n]
 	for _, fr := range frs {
-		if nd.usage[fr] > nd.subtree[fr] {
+		if c := &nd.cells[fr]; c.usage > c.subtree {
 			return false
 		}
 	}

@@ -48,7 +48,7 @@ func TestAvailableLessMatchesRemovingTheUsage(t *testing.T) {
 	onRandomUsage(7, 11, fr, func(trial int, tr *quotaTree, rng *rand.Rand) {
 		for qi := range tr.qNode {
 			n := tr.qNode[qi]
-			d := someOf(rng, tr.nodes[n].usage[fr])
+			d := someOf(rng, tr.nodes[n].cells[fr].usage)
 			got := tr.availableLess(n, fr, d)
 			tr.removeUsage(n, fr, d)
 			want := tr.available(n, fr)
@@ -80,7 +80,7 @@ func TestBorrowingLevelAfterVictimsUnderARootMatchesTheTree(t *testing.T) {
 		var running []*Workload
 		for qi := range tr.qNode {
 			n := tr.qNode[qi]
-			if u := tr.nodes[n].usage[0]; u > 0 {
+			if u := tr.nodes[n].cells[0].usage; u > 0 {
 				tr.removeUsage(n, 0, u)
 			}
 			for range rng.IntN(4) {
@@ -115,7 +115,7 @@ func TestRemovingUsageNeverLowersAvailability(t *testing.T) {
 			before[qi] = tr.queueAvailable(n, fr)
 		}
 		from := tr.qNode[rng.IntN(len(tr.qNode))]
-		d := someOf(rng, tr.nodes[from].usage[fr])
+		d := someOf(rng, tr.nodes[from].cells[fr].usage)
 		tr.removeUsage(from, fr, d)
 		for qi, n := range tr.qNode {
 			if after := tr.queueAvailable(n, fr); after < before[qi] {
@@ -145,7 +145,7 @@ func someOf(rng *rand.Rand, u Qty) Qty { return Qty(rng.IntN(int(u/Milli)+1)) * 
 func freshUsage(tr *quotaTree, rng *rand.Rand, fr int) {
 	for qi := range tr.qNode {
 		n := tr.qNode[qi]
-		if u := tr.nodes[n].usage[fr]; u > 0 {
+		if u := tr.nodes[n].cells[fr].usage; u > 0 {
 			tr.removeUsage(n, fr, u)
 		}
 		tr.addUsage(n, fr, Qty(rng.IntN(12))*Milli)

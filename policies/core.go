@@ -183,11 +183,17 @@ func smallKeyOf(r *Request) (smallKey, bool) {
 }
 
 // need returns what a shape asks of one flavor (computed once).
+// It is small enough to inline: nominations ask it at every step.
 func (c *Core) need(s *shape, f int) *flavorNeed {
 	n := &s.perFlavor[f]
-	if n.computed {
-		return n
+	if !n.computed {
+		c.fillNeed(s, f, n)
 	}
+	return n
+}
+
+//go:noinline (kept out of need, so that need inlines)
+func (c *Core) fillNeed(s *shape, f int, n *flavorNeed) {
 	n.computed = true
 	c.computeNeed(s, f, n)
 	if n.ok && len(n.podsets) == 1 {
@@ -198,7 +204,6 @@ func (c *Core) need(s *shape, f int) *flavorNeed {
 			}
 		}
 	}
-	return n
 }
 
 func (c *Core) computeNeed(s *shape, f int, n *flavorNeed) {

@@ -10,8 +10,9 @@ import mbits "math/bits"
 
 type treeNode struct {
 	name    string
-	parent  int // node index, -1 = root
-	queue   int // queue index, -1 for cohorts
+	parent  int       // node index, -1 = root
+	up      *treeNode // the parent node, nil at a root: walks up the tree skip an index check per step
+	queue   int       // queue index, -1 for cohorts
 	cohorts []int
 	queues  []int // node indices of child queues
 	weight  float64
@@ -109,6 +110,11 @@ func newQuotaTree(m *Model) *quotaTree {
 			p := t.cNode[q.Cohort]
 			t.nodes[n].parent = p
 			t.nodes[p].queues = append(t.nodes[p].queues, n)
+		}
+	}
+	for i := range t.nodes { // the nodes are all made: pointers into them hold
+		if p := t.nodes[i].parent; p >= 0 {
+			t.nodes[i].up = &t.nodes[p]
 		}
 	}
 	t.rootOf = make([]int, len(t.nodes))
@@ -243,33 +249,29 @@ func (t *quotaTree) localAvailable(n, fr int) Qty {
 }
 
 func (t *quotaTree) addUsage(n, fr int, v Qty) {
-	for v != 0 {
-		nd := &t.nodes[n]
+	for nd := &t.nodes[n]; v != 0; nd = nd.up {
 		c := &nd.cells[fr]
 		la := max(0, c.local-c.usage)
 		t.setUsage(nd, c, fr, c.usage+v)
-		if nd.parent < 0 {
+		if nd.up == nil {
 			return
 		}
 		v -= la
 		if v <= 0 {
 			return
 		}
-		n = nd.parent
 	}
 }
 
 func (t *quotaTree) removeUsage(n, fr int, v Qty) {
-	for v > 0 {
-		nd := &t.nodes[n]
+	for nd := &t.nodes[n]; v > 0; nd = nd.up {
 		c := &nd.cells[fr]
 		stored := c.usage - c.local
 		t.setUsage(nd, c, fr, c.usage-v)
-		if stored <= 0 || nd.parent < 0 {
+		if stored <= 0 || nd.up == nil {
 			return
 		}
 		v = min(v, stored)
-		n = nd.parent
 	}
 }
 

@@ -276,13 +276,14 @@ func (t *quotaTree) removeUsage(n, fr int, v Qty) {
 }
 
 // available is how much more of fr node n can take now.
-func (t *quotaTree) available(n, fr int) Qty {
-	nd := &t.nodes[n]
+func (t *quotaTree) available(n, fr int) Qty { return availableAt(&t.nodes[n], fr) }
+
+func availableAt(nd *treeNode, fr int) Qty {
 	c := &nd.cells[fr]
-	if nd.parent < 0 {
+	if nd.up == nil {
 		return c.subtree - c.usage
 	}
-	pa := t.available(nd.parent, fr)
+	pa := availableAt(nd.up, fr)
 	if c.quota.HasBorrow {
 		stored := max(0, c.usage-c.local)
 		pa = min(pa, c.subtree-c.local-stored+c.quota.BorrowLimit)
@@ -295,17 +296,20 @@ func (t *quotaTree) available(n, fr int) Qty {
 // victim search asks it after every trial take, and moving the preemptor's
 // own usage out and back would invalidate its cached share each time.
 func (t *quotaTree) availableLess(n, fr int, d Qty) Qty {
-	nd := &t.nodes[n]
+	return availableLessAt(&t.nodes[n], fr, d)
+}
+
+func availableLessAt(nd *treeNode, fr int, d Qty) Qty {
 	c := &nd.cells[fr]
 	u := c.usage - d
-	if nd.parent < 0 {
+	if nd.up == nil {
 		return c.subtree - u
 	}
 	var dp Qty
 	if stored := c.usage - c.local; stored > 0 {
 		dp = min(d, stored)
 	}
-	pa := t.availableLess(nd.parent, fr, dp)
+	pa := availableLessAt(nd.up, fr, dp)
 	if c.quota.HasBorrow {
 		stored := max(0, u-c.local)
 		pa = min(pa, c.subtree-c.local-stored+c.quota.BorrowLimit)

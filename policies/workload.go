@@ -80,16 +80,35 @@ type placeNeed struct {
 
 // Workload is a job as the core sees it. The shell owns it and passes the
 // same pointer back in every call about that job.
+//
+// Fields are laid out by when the core reads them: the first two cache
+// lines hold what a victim search walks and what a job's release touches,
+// so that a job long admitted, cold in the cache, costs few misses.
 type Workload struct {
-	Name     string
-	Seq      int64 // final tie-break (arrival order, or name order)
-	Queue    int
-	User     int // local queue for admission fair sharing
-	Priority int32
+	prev, next *Workload // in the team's victim index
+	usage      []frQty   // admitted quota usage
+	Queue      int
+	Seq        int64 // final tie-break (arrival order, or name order)
+	Priority   int32
+	state      wlState
+	inLevel    bool
+	waiting    bool // issued preemptions, sticky head
+	typesKnown uint8
+	admittedAt float64
+	claimedIn  int64 // cycle in which a preemptor claimed it
+	vflavor    int
+	queuePos   int // index in queue's admitted list
+	heapIdx    int
+	sub        *subQueue
+	shape      *shape
 	// Order is the queue-order timestamp: creation time, kept across
 	// preemptions so a preempted job goes back near the front.
 	Order float64
-	Req   Request
+	place placement
+
+	Name string
+	User int // local queue for admission fair sharing
+	Req  Request
 	// Estimate is the expected running time (s) for backfill; the shell may
 	// leave it 0 when backfill is off.
 	Estimate float64
@@ -102,28 +121,14 @@ type Workload struct {
 	// ForcedFlavors pins flavors per resource (snapshot preemption_targets).
 	ForcedFlavors map[int]int
 
-	shape      *shape
-	state      wlState
 	assignment [][]int // podset -> group -> flavor (admitted)
-	usage      []frQty // admitted quota usage
-	place      placement
-	admittedAt float64
-	queuePos   int // index in queue's admitted list
-	heapIdx    int
-	sub        *subQueue
-	waiting    bool // issued preemptions, sticky head
 	lastReason string
 	aside      *setAside // why it could not go, formatted on demand
-	prev, next *Workload // in the team's victim index
-	inLevel    bool
-	vflavor    int
-	claimedIn  int64 // cycle in which a preemptor claimed it
 	nomEntry   *entry
 	nomVer     uint64
 	quick      *quickMemo
 	searches   *searchMemo
 	types      uint64 // the types it may take, as bits (typesOf)
-	typesKnown uint8
 	batchTerm  float64
 	batchRef   float64
 }

@@ -22,35 +22,36 @@ const (
 	jDone
 )
 
-// job is the simulator's view of one live job.
+// job is the simulator's view of one live job. What a finish reads comes
+// first: a job that ran a long time is cold in the cache when it ends.
 type job struct {
-	w          policies.Workload
-	in         workload.Job
-	seq        int64
-	team, cls  int32
+	state      jstate
+	gen        uint32
 	slot       int32
+	team, cls  int32
+	seq        int64
 	work, done float64 // in reference (A100) seconds
-	factor     float64 // runtime-estimate error
 	speed      float64
+	progStart  float64
+	runStart   float64
 	flavor     int
 	held       float64
-	runStart   float64
-	progStart  float64
-	stopAt     float64
-	keptWall   float64
-	progWall   float64
-	gen        uint32
-	state      jstate
+	keptAccS   float64
+	lostAccS   float64
 	firstStart float64
-	pendSince  float64
 	wait       float64
 	preempts   int
 	failures   int
-	lostAccS   float64
-	keptAccS   float64
 	types      []string
+	factor     float64 // runtime-estimate error
+	stopAt     float64
+	keptWall   float64
+	progWall   float64
+	pendSince  float64
 	starts     int
 	reason     string
+	w          policies.Workload
+	in         workload.Job
 }
 
 // Sim is one simulation run.

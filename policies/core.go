@@ -77,10 +77,11 @@ type scratch struct {
 	rem      []frQty
 	rem2     []frQty
 	targets  []target
-	replay   []target      // a replayed search's takes; never outlives it
-	teams    []int         // teams changed since a version (changedSince)
-	subUsage []frQty       // a one-flavor search's usage; never outlives it
-	rated    []ratedFlavor // chooseFlavor's ratings of one podset's flavors
+	replay   []target       // a replayed search's takes; never outlives it
+	teams    []int          // teams changed since a version (changedSince)
+	subUsage []frQty        // a one-flavor search's usage; never outlives it
+	rated    []ratedFlavor  // chooseFlavor's ratings of one podset's flavors
+	slots    [2]ratedFlavor // chooseFlavor's when it rates one flavor at a time
 	frs      []int
 	frsNeed  []int
 	asg      [][]int

@@ -7,18 +7,18 @@ package policies
 
 // chooseFlavor returns the best flavor for podset pi in group g, or one
 // with f = -1 and mode modeNoFit when no flavor applies; the reasons each
-// flavor gave are added to e.
-func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) flavorChoice {
+// flavor gave are added to e. The choice lives in scratch space: it holds
+// until the next call.
+func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) *flavorChoice {
 	w := e.w
 	spec := &c.m.Queues[e.q]
 	pob := spec.Fungibility.PreemptionOverBorrowing
 	var flv [16]int
-	var best flavorChoice
-	haveBest := false
+	var best *flavorChoice // nil until a flavor is folded in; never copied
 	fold := func(ch *flavorChoice) {
 		e.addWhy(ch.why)
-		if !haveBest || better(ch, &best, pob) {
-			best, haveBest = *ch, true
+		if better(ch, best, pob) {
+			best = ch
 		}
 	}
 	// A flavor that needs preemption cannot beat one where the job
@@ -26,13 +26,13 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 	// that reclaims without borrowing: whatever its search found,
 	// better() would keep the best so far.
 	skipSearch := func() bool {
-		return haveBest && ((best.mode == modeFit && !pob) || (best.mode == modeReclaim && best.borrow == 0))
+		return best != nil && ((best.mode == modeFit && !pob) || (best.mode == modeReclaim && best.borrow == 0))
 	}
 	// Against a best that reclaims at some borrowing level, a flavor can
 	// only win by reclaiming at a lower one (a tie keeps the earlier
 	// flavor): searchFlavor skips one that cannot.
 	reclaimBar := func() int {
-		if haveBest && !pob && best.mode == modeReclaim && !c.exhaustive {
+		if best != nil && !pob && best.mode == modeReclaim && !c.exhaustive {
 			return best.borrow
 		}
 		return -1
@@ -42,16 +42,17 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 	// fits makes them moot.
 	lazy := !spec.Fungibility.WhenCanPreemptStop
 	seen := c.scratch.rated[:0] // chooseFlavor never runs inside itself
-	var one ratedFlavor
-	defer func() { c.scratch.rated = seen[:0] }()
+	slots := &c.scratch.slots   // the flavor rated now and the best so far, when not lazy
 	for _, f := range c.flavorOrder(w, g, flv[:0]) {
 		if !forcedAllows(w, g, f) {
 			continue
 		}
-		r := &one // rated in place: a choice is too big to copy about
+		var r *ratedFlavor
 		if lazy {
 			seen = append(seen, ratedFlavor{})
 			r = &seen[len(seen)-1]
+		} else if r = &slots[0]; best == &r.ch {
+			r = &slots[1]
 		}
 		r.search = c.rateFlavor(&r.ch, e, pi, g, f, acc)
 		ch, search := &r.ch, r.search
@@ -71,6 +72,7 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 			break
 		}
 	}
+	c.scratch.rated = seen[:0] // seen's array is left as it is: best may point into it
 	if lazy {
 		moot := false
 		for i := range seen {
@@ -88,8 +90,9 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) fl
 			fold(&seen[i].ch)
 		}
 	}
-	if !haveBest {
-		best = flavorChoice{f: -1, mode: modeNoFit}
+	if best == nil {
+		best = &slots[0].ch
+		*best = flavorChoice{f: -1, mode: modeNoFit}
 		e.addWhy(why{code: whyNoType, f: -1, r: -1})
 	}
 	return best

@@ -322,6 +322,9 @@ func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc accUsa
 
 // forcedAllows applies a snapshot's forced flavor per resource.
 func forcedAllows(w *Workload, g *ResourceGroup, f int) bool {
+	if len(w.ForcedFlavors) == 0 { // most jobs: no map lookup per resource
+		return true
+	}
 	for _, r := range g.Resources {
 		if ff, ok := w.ForcedFlavors[r]; ok && ff != f {
 			return false

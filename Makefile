@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/allot
 PKGS     := ./...
 
-.PHONY: build test test-short bench demo traces replay lint clean
+.PHONY: build test test-short bench pgo demo traces replay lint clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/allot
@@ -40,6 +40,11 @@ replay: traces
 # Benchmarks (not in CI): cycle benchmarks and 100k/1M/10M-job runs.
 bench: build
 	./scripts/bench.sh
+
+# Profiles the benchmark runs again into cmd/allot/default.pgo, the profile
+# `go build` optimises the binary with (commit it; not in CI).
+pgo:
+	./scripts/pgo-profile.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

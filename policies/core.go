@@ -364,6 +364,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	c.stateVer++
 	c.grown.note(int32(w.Queue))
 	c.usageMoved(w.Queue, usage, pl.flavor)
+	c.changes.noteAdmitted(w.Queue, w.Priority, flavorBits(usage, len(c.m.Resources), pl.flavor), c.stateVer)
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}
@@ -398,6 +399,7 @@ func accelOf(m *Model, usage []frQty) Qty {
 func (c *Core) release(w *Workload) {
 	c.stateVer++
 	c.usageMoved(w.Queue, w.usage, w.place.flavor)
+	c.changes.released[w.Queue] = c.stateVer
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	}

@@ -167,7 +167,17 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 	if !same && !m.took[i].forNeed(sub.frsNeed) {
 		return nil, false
 	}
-	if !(same && c.unchangedSince(v, e.q, 1<<uint(f))) && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i]) {
+	// The head's own team may have changed since, if only by growing
+	// where the search took nobody (owngrowth.go); the other teams are
+	// asked about as ever.
+	ownGrew := false
+	if c.changes.team[e.q] > v {
+		if !m.took[i].tookNobodyAlone() || !c.ownTeamOnlyGrewSince(v, e.q, e.w, f, c.m.Queues[e.q].WithinQueue) {
+			return nil, false
+		}
+		ownGrew = true
+	}
+	if !(same && c.unchangedSince(v, e.q, 1<<uint(f), ownGrew)) && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i], ownGrew) {
 		return nil, false
 	}
 	if !same {
@@ -193,8 +203,8 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 // reads only teams the first was led to, so the second kind could only end
 // the first round where it ends anyway. What the search read of the other
 // teams is as it was.
-func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes) bool {
-	if !k.known || k.nLeads < 0 || !c.teamAndQuotasUnchangedSince(v, e.q) {
+func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes, ownGrew bool) bool {
+	if !k.known || k.nLeads < 0 || !c.teamAndQuotasUnchangedSince(v, e.q, ownGrew) {
 		return false
 	}
 	ch := &c.changes
@@ -205,6 +215,9 @@ func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes) bool
 	c.scratch.teams = ch.changedSince(v, c.scratch.teams)
 	for _, x := range c.scratch.teams {
 		xn := t.qNode[x]
+		if ownGrew && x == e.q {
+			continue // asked about by ownTeamOnlyGrewSince
+		}
 		if slices.Contains(k.leads[:k.nLeads], xn) {
 			return false
 		}

@@ -30,7 +30,7 @@ func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
 		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}, {groups: true, nodes: true},
-		{limits: true, classical: true}} {
+		{limits: true, classical: true}, {within: true}, {within: true, teamPrio: true}, {teamPrio: true, nodes: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(100) {
@@ -55,6 +55,9 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 		now := float64(step)
 		w := &Workload{Seq: int64(step), Queue: rng.IntN(4), Priority: int32(rng.IntN(3)), Order: now,
 			Req: Request{Accel: Qty(1+rng.IntN(7)) * Milli}}
+		if v.teamPrio { // each team's jobs share one priority, as in the benchmarks
+			w.Priority = int32(w.Queue % 3)
+		}
 		// Some jobs name their types: one of them, or both in either order.
 		w.Req.Compatible = [][]int{nil, nil, {0}, {1}, {0, 1}, {1, 0}}[rng.IntN(6)]
 		if v.vcpus {
@@ -106,12 +109,14 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 // their quotas, or each with a twist (limits); a third of the jobs a
 // launcher and its workers (podsets), or none; two users per team under
 // admission fair sharing (afs), or none; a second resource group, vCPUs
-// from a pool of their own (groups), or one.
-type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets, afs, groups bool }
+// from a pool of their own (groups), or one; every within-team policy, one
+// per team (within), or lower priority for all; one priority per team
+// (teamPrio), or any priority for any job.
+type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets, afs, groups, within, teamPrio bool }
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v,afs=%v,groups=%v",
-		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets, v.afs, v.groups)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v,afs=%v,groups=%v,within=%v,teamPrio=%v",
+		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets, v.afs, v.groups, v.within, v.teamPrio)
 }
 
 func (v twinVariant) model() *Model {
@@ -162,6 +167,11 @@ func (v twinVariant) model() *Model {
 		m.Queues[2].Fungibility.PreemptionOverBorrowing = true
 		m.Queues[3].Weight = 0
 		m.Queues[3].Fungibility.WhenCanBorrowTryNext = true
+	}
+	if v.within {
+		for q, p := range []PreemptPolicy{Never, LowerOrNewerEqualPriority, Any, LowerPriority} {
+			m.Queues[q].WithinQueue = p
+		}
 	}
 	if v.classical {
 		m.FairSharing.Enabled = false

@@ -18,6 +18,11 @@ type changeLog struct {
 	team   []uint64
 	flavor []uint64
 	void   uint64
+	// released is, by team, the version of its latest release; admitted,
+	// by team and type, its latest admission of each priority
+	// (ownTeamOnlyGrewSince).
+	released []uint64
+	admitted [][]prioVer
 	// latest lists the latest team changes, in a ring: who changed since
 	// a version is read off it, newest first, instead of off every team.
 	latest  [64]teamChange
@@ -62,7 +67,8 @@ func (ch *changeLog) changedSince(v uint64, buf []int) []int {
 }
 
 func newChangeLog(queues, flavors int) changeLog {
-	return changeLog{team: make([]uint64, queues), flavor: make([]uint64, flavors)}
+	return changeLog{team: make([]uint64, queues), flavor: make([]uint64, flavors),
+		released: make([]uint64, queues), admitted: make([][]prioVer, queues*flavors)}
 }
 
 // teamChanged records a change to queue q's jobs that moves no usage (an
@@ -89,13 +95,14 @@ func (c *Core) usageMoved(q int, usage []frQty, placed int) {
 // w.nomVer, is the one a nomination now would make.
 func (c *Core) stillHolds(w *Workload) bool {
 	types, ok := c.typesOf(w)
-	return ok && c.unchangedSince(w.nomVer, w.Queue, types)
+	return ok && c.unchangedSince(w.nomVer, w.Queue, types, false)
 }
 
 // unchangedSince says whether nothing a nomination of a head of queue q
-// reads about the types in the set types has changed since state version v.
-func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
-	if !c.teamAndQuotasUnchangedSince(v, q) {
+// reads about the types in the set types has changed since state version v;
+// with ownGrew, changes to q itself are left to the caller.
+func (c *Core) unchangedSince(v uint64, q int, types uint64, ownGrew bool) bool {
+	if !c.teamAndQuotasUnchangedSince(v, q, ownGrew) {
 		return false
 	}
 	ch := &c.changes
@@ -110,20 +117,21 @@ func (c *Core) unchangedSince(v uint64, q int, types uint64) bool {
 	root := t.rootOf[qn]
 	c.scratch.teams = ch.changedSince(v, c.scratch.teams)
 	for _, x := range c.scratch.teams {
-		if t.rootOf[t.qNode[x]] == root && t.overOnTypes(x, types) {
+		if t.rootOf[t.qNode[x]] == root && t.overOnTypes(x, types) && !(ownGrew && x == q) {
 			return false
 		}
 	}
 	return true
 }
 
-// teamAndQuotasUnchangedSince says whether queue q, quotas and node counts
-// are unchanged since state version v, q hangs straight from its root (a
-// cohort's share reads every type its teams use), and shortcuts are on:
-// what every memory of a head of q needs first.
-func (c *Core) teamAndQuotasUnchangedSince(v uint64, q int) bool {
+// teamAndQuotasUnchangedSince says whether queue q (unless ownGrew: then
+// the caller has asked about q), quotas and node counts are unchanged since
+// state version v, q hangs straight from its root (a cohort's share reads
+// every type its teams use), and shortcuts are on: what every memory of a
+// head of q needs first.
+func (c *Core) teamAndQuotasUnchangedSince(v uint64, q int, ownGrew bool) bool {
 	ch := &c.changes
-	return !c.exhaustive && ch.void <= v && ch.team[q] <= v && c.tree.amongSiblings(c.tree.qNode[q])
+	return !c.exhaustive && ch.void <= v && (ownGrew || ch.team[q] <= v) && c.tree.amongSiblings(c.tree.qNode[q])
 }
 
 // typesOf is the set of types a job may take in any of its team's

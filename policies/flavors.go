@@ -186,8 +186,12 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		sub := &c.sub
 		sub.w, sub.q, sub.qn, sub.frsNeed, sub.flavor = w, e.q, e.qn, ch.frsNeed, f
 		sub.placeNeed = placeNeed{}
-		sub.usage = c.usageFor(w, pi, g, f, acc, c.scratch.subUsage[:0])
-		c.scratch.subUsage = sub.usage[:0]
+		if u := c.need(w.shape, f).soleUsage; len(acc) == 0 && u != nil && c.wholeGroup(g) {
+			sub.usage = u // what usageFor would build: shared, never written
+		} else {
+			sub.usage = c.usageFor(w, pi, g, f, acc, c.scratch.subUsage[:0])
+			c.scratch.subUsage = sub.usage[:0]
+		}
 		if bar >= 0 && c.reclaimBorrowAtLeast(e, sub.usage, bar) {
 			ch.mode = modeNoCandidates
 			return
@@ -318,6 +322,20 @@ func (c *Core) usageFor(w *Workload, pi int, g *ResourceGroup, f int, acc accUsa
 		}
 	}
 	return u
+}
+
+// wholeGroup says whether group g holds every resource, in order: then a
+// one-podset job's usage of a flavor in it is its sole usage there.
+func (c *Core) wholeGroup(g *ResourceGroup) bool {
+	if len(g.Resources) != len(c.m.Resources) {
+		return false
+	}
+	for i, r := range g.Resources {
+		if r != i {
+			return false
+		}
+	}
+	return true
 }
 
 // forcedAllows applies a snapshot's forced flavor per resource.

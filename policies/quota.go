@@ -46,6 +46,7 @@ type frCell struct {
 	// which moves only with quotas.
 	potential Qty
 	quota     Quota
+	res       int // the resource (fr % nRes), for the node's borrowed sums
 }
 
 type quotaTree struct {
@@ -73,7 +74,11 @@ func newQuotaTree(m *Model) *quotaTree {
 			name: name, parent: -1, queue: -1, weight: weight,
 			cells: make([]frCell, t.nFR), declared: make([]bool, t.nFR), borrowed: make([]Qty, t.nRes),
 		})
-		return len(t.nodes) - 1
+		n := len(t.nodes) - 1
+		for fr := range t.nodes[n].cells {
+			t.nodes[n].cells[fr].res = fr % nR
+		}
+		return n
 	}
 	for _, c := range m.Cohorts {
 		n := newNode(c.Name, c.Weight)
@@ -237,7 +242,7 @@ func (t *quotaTree) setUsage(nd *treeNode, c *frCell, fr int, u Qty) {
 	if was <= sub && u <= sub { // within quota before and after: nothing borrowed changes
 		return
 	}
-	nd.borrowed[t.resOf[fr]] += max(0, u-sub) - max(0, was-sub)
+	nd.borrowed[c.res] += max(0, u-sub) - max(0, was-sub)
 	if (was > sub) != (u > sub) && nd.queue >= 0 {
 		t.over[fr][nd.queue>>6] ^= 1 << (uint(nd.queue) & 63)
 	}

@@ -88,8 +88,8 @@ func (c *Core) shareWith(n int, delta []frQty, sign Qty) drs {
 		// a copy of the node's borrowed list cost more than the loop.
 		for _, x := range delta {
 			if t.resOf[x.fr] == r {
-				c := &nd.cells[x.fr]
-				u, sub := c.usage, c.subtree
+				cell := &nd.cells[x.fr]
+				u, sub := cell.usage, cell.subtree
 				b += max(0, u+sign*x.q-sub) - max(0, u-sub)
 			}
 		}

@@ -248,7 +248,7 @@ func (c *Core) borrowAfterUnderRoot(e *entry, usage []frQty, targets []target) i
 				own += accUsage(tg.w.usage).get(u.fr)
 			}
 		}
-		if c := &nd.cells[u.fr]; c.usage-own+u.q > c.subtree {
+		if cell := &nd.cells[u.fr]; cell.usage-own+u.q > cell.subtree {
 			b = max(b, root.height)
 		}
 	}

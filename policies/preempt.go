@@ -276,7 +276,7 @@ func (c *Core) hasAdvantage(e *entry, hier []source, w *Workload) bool {
 func (c *Core) underNominal(e *entry) bool {
 	nd := &c.tree.nodes[e.qn]
 	for _, fr := range e.frsNeed {
-		if c := &nd.cells[fr]; c.quota.Nominal <= c.usage {
+		if cell := &nd.cells[fr]; cell.quota.Nominal <= cell.usage {
 			return false
 		}
 	}

@@ -233,7 +233,7 @@ func (c *Core) borrowsOnAdmission(e *entry) bool {
 func (c *Core) borrowingOnUsage(n int, usage []frQty) bool {
 	nd := &c.tree.nodes[n]
 	for _, u := range usage {
-		if c := &nd.cells[u.fr]; c.usage > c.subtree {
+		if cell := &nd.cells[u.fr]; cell.usage > cell.subtree {
 			return true
 		}
 	}

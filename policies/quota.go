@@ -11,7 +11,7 @@ import mbits "math/bits"
 type treeNode struct {
 	name    string
 	parent  int       // node index, -1 = root
-	up      *treeNode // the parent node, nil at a root: walks up the tree skip an index check per step
+	up      *treeNode // the parent node, nil at a root (walks up skip an index check)
 	queue   int       // queue index, -1 for cohorts
 	cohorts []int
 	queues  []int // node indices of child queues
@@ -228,8 +228,8 @@ func (t *quotaTree) recomputeNode(n int) {
 		}
 	}
 	clear(nd.borrowed)
-	for fr, c := range nd.cells {
-		nd.borrowed[fr%t.nRes] += max(0, c.usage-c.subtree)
+	for _, c := range nd.cells {
+		nd.borrowed[c.res] += max(0, c.usage-c.subtree)
 	}
 }
 

@@ -25,9 +25,12 @@ type treeNode struct {
 	// it, over all flavors: the denominator of its dominant resource share.
 	lendable []Qty
 	height   int
-	ver      uint64 // bumped when usage changes
-	drsVer   uint64 // ver when drsVal was computed (ver is never 0 once built)
-	drsVal   drs
+	// siblingsOnly: a queue node under a root without child cohorts
+	// (amongSiblings).
+	siblingsOnly bool
+	ver          uint64 // bumped when usage changes
+	drsVer       uint64 // ver when drsVal was computed (ver is never 0 once built)
+	drsVal       drs
 	// The share without the team's smallest job on one flavor-resource
 	// (bestCaseShare), kept while usage is unchanged: most searches ask it
 	// of teams no earlier search touched.
@@ -121,6 +124,10 @@ func newQuotaTree(m *Model) *quotaTree {
 		if p := t.nodes[i].parent; p >= 0 {
 			t.nodes[i].up = &t.nodes[p]
 		}
+	}
+	for i := range t.nodes {
+		nd := &t.nodes[i]
+		nd.siblingsOnly = nd.queue >= 0 && t.underRoot(i) && len(t.nodes[nd.parent].cohorts) == 0
 	}
 	t.rootOf = make([]int, len(t.nodes))
 	for i := range t.nodes {
@@ -329,10 +336,9 @@ func (t *quotaTree) underRoot(qn int) bool {
 }
 
 // amongSiblings says whether queue node qn hangs from a root without child
-// cohorts, so that every queue of its root is its sibling.
-func (t *quotaTree) amongSiblings(qn int) bool {
-	return t.underRoot(qn) && len(t.nodes[t.nodes[qn].parent].cohorts) == 0
-}
+// cohorts, so that every queue of its root is its sibling (worked out once:
+// the tree's shape never changes, and memories ask it at every check).
+func (t *quotaTree) amongSiblings(qn int) bool { return t.nodes[qn].siblingsOnly }
 
 // overOnAny says whether queue q uses more than its quota of any of frs.
 func (t *quotaTree) overOnAny(q int, frs []int) bool {

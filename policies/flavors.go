@@ -286,9 +286,25 @@ func better(a, b *flavorChoice, pob bool) bool {
 	return a.borrow < b.borrow
 }
 
-// flavorOrder lists the flavors of a group a job may try, in order.
+// flavorOrder lists the flavors of a group a job may try, in order. The
+// list depends on the job's request alone, so its shape keeps it, per
+// group; it is never written.
 func (c *Core) flavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {
-	buf = buf[:0]
+	s := w.shape
+	if s == nil {
+		return appendFlavorOrder(w, g, buf[:0])
+	}
+	for i := range s.orders {
+		if s.orders[i].g == g {
+			return s.orders[i].flavors
+		}
+	}
+	order := appendFlavorOrder(w, g, nil)
+	s.orders = append(s.orders, groupOrder{g, order})
+	return order
+}
+
+func appendFlavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {
 	if w.Req.Compatible != nil {
 		for _, f := range w.Req.Compatible {
 			for _, fq := range g.Flavors {

@@ -57,6 +57,13 @@ type shape struct {
 	generic bool
 	// per flavor: can it go there at all, and its requests per podset there
 	perFlavor []flavorNeed
+	orders    []groupOrder // flavorOrder's answer per resource group
+}
+
+// groupOrder is the flavors of group g a shape may try, in order.
+type groupOrder struct {
+	g       *ResourceGroup
+	flavors []int
 }
 
 type flavorNeed struct {

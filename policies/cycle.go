@@ -45,8 +45,8 @@ func (c *Core) head(q int) *Workload {
 	strict := c.m.Queues[q].Strategy == StrictFIFO
 	gen := c.gen[c.tree.rootOf[c.tree.qNode[q]]] // parked(q, s) for every s, read once
 	var best *Workload
-	for _, s := range qs.subs {
-		if len(s.h) == 0 || (!strict && s.parked >= 0 && s.parked == gen) {
+	for _, s := range qs.filled { // in any order: Seq is unique, so queueBefore orders every pair
+		if !strict && s.parked >= 0 && s.parked == gen {
 			continue
 		}
 		if top := s.h[0]; best == nil || c.queueBefore(q, top, best) {

@@ -16,10 +16,12 @@ type subQueue struct {
 	user   int
 	h      []*Workload
 	parked int64 // generation of the cohort tree when parked; -1 = active
+	filled int   // index in the queue's filled list; -1 while empty
 }
 
 type queueState struct {
 	subs     []*subQueue
+	filled   []*subQueue // the sub-queues with jobs, in no order: what a head is chosen from
 	byKey    map[subKey]*subQueue
 	sticky   *Workload // issued preemptions and waits for them
 	pending  int
@@ -118,11 +120,15 @@ func (q *queueState) push(w *Workload, firstCome bool) {
 	k := subKey{w.shape.id, w.User}
 	s := q.byKey[k]
 	if s == nil {
-		s = &subQueue{key: k, shape: w.shape, user: w.User, parked: -1}
+		s = &subQueue{key: k, shape: w.shape, user: w.User, parked: -1, filled: -1}
 		q.byKey[k] = s
 		q.subs = append(q.subs, s)
 	}
 	s.h = heapPush(s.h, w, firstCome)
+	if s.filled < 0 {
+		s.filled = len(q.filled)
+		q.filled = append(q.filled, s)
+	}
 	w.sub = s
 	q.pending++
 	if s.h[0] == w {
@@ -136,6 +142,13 @@ func (q *queueState) remove(w *Workload, firstCome bool) {
 		return
 	}
 	s.h = heapRemove(s.h, w, firstCome)
+	if len(s.h) == 0 { // out of the filled list: the last takes its place
+		last := q.filled[len(q.filled)-1]
+		q.filled[s.filled], last.filled = last, s.filled
+		q.filled[len(q.filled)-1] = nil
+		q.filled = q.filled[:len(q.filled)-1]
+		s.filled = -1
+	}
 	w.sub = nil
 	q.pending--
 	if q.sticky == w {

@@ -287,21 +287,37 @@ func better(a, b *flavorChoice, pob bool) bool {
 }
 
 // flavorOrder lists the flavors of a group a job may try, in order. The
-// list depends on the job's request alone, so its shape keeps it, per
-// group; it is never written.
+// list depends on the job's request and the group's flavors alone, so the
+// job's shape keeps it, per list of group flavors (teams' groups often
+// list the same ones); it is never written.
 func (c *Core) flavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {
 	s := w.shape
 	if s == nil {
 		return appendFlavorOrder(w, g, buf[:0])
 	}
 	for i := range s.orders {
-		if s.orders[i].g == g {
-			return s.orders[i].flavors
+		if o := &s.orders[i]; sameFlavors(o.group, g.Flavors) {
+			return o.flavors
 		}
 	}
-	order := appendFlavorOrder(w, g, nil)
-	s.orders = append(s.orders, groupOrder{g, order})
-	return order
+	o := groupOrder{flavors: appendFlavorOrder(w, g, nil)}
+	for _, fq := range g.Flavors {
+		o.group = append(o.group, fq.Flavor)
+	}
+	s.orders = append(s.orders, o)
+	return o.flavors
+}
+
+func sameFlavors(group []int, fqs []FlavorQuotas) bool {
+	if len(group) != len(fqs) {
+		return false
+	}
+	for i, f := range group {
+		if fqs[i].Flavor != f {
+			return false
+		}
+	}
+	return true
 }
 
 func appendFlavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {

@@ -57,12 +57,13 @@ type shape struct {
 	generic bool
 	// per flavor: can it go there at all, and its requests per podset there
 	perFlavor []flavorNeed
-	orders    []groupOrder // flavorOrder's answer per resource group
+	orders    []groupOrder // flavorOrder's answers, by the group's flavors
 }
 
-// groupOrder is the flavors of group g a shape may try, in order.
+// groupOrder is the flavors a shape may try, in order, of a group whose
+// flavors are group.
 type groupOrder struct {
-	g       *ResourceGroup
+	group   []int
 	flavors []int
 }
 

@@ -364,7 +364,9 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	c.stateVer++
 	c.grown.note(int32(w.Queue))
 	c.usageMoved(w.Queue, usage, pl.flavor)
-	c.changes.noteAdmitted(w.Queue, w.Priority, flavorBits(usage, len(c.m.Resources), pl.flavor), c.stateVer)
+	if !c.queues[w.Queue].noVictims { // read only by victim searches' memories
+		c.changes.noteAdmitted(w.Queue, w.Priority, flavorBits(usage, len(c.m.Resources), pl.flavor), c.stateVer)
+	}
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}

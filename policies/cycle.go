@@ -13,16 +13,17 @@ import (
 // aside, seeing the admissions made before it in the cycle. Schedule repeats
 // cycles at one instant until one changes nothing.
 
-func (c *Core) parked(q int, s *subQueue) bool {
-	if s.parked < 0 {
-		return false
-	}
-	return s.parked == c.gen[c.tree.rootOf[c.tree.qNode[q]]]
-}
+func (c *Core) parked(q int, s *subQueue) bool { return s.parkedAt(c.rootGen(q)) }
+
+// rootGen is the capacity generation of queue q's tree root.
+func (c *Core) rootGen(q int) int64 { return c.gen[c.tree.rootOf[c.tree.qNode[q]]] }
+
+// parkedAt says whether s was parked at generation gen (and so still is).
+func (s *subQueue) parkedAt(gen int64) bool { return s.parked >= 0 && s.parked == gen }
 
 func (c *Core) park(w *Workload) {
 	if s := w.sub; s != nil {
-		s.parked = c.gen[c.tree.rootOf[c.tree.qNode[w.Queue]]]
+		s.parked = c.rootGen(w.Queue)
 	}
 }
 
@@ -43,10 +44,10 @@ func (c *Core) head(q int) *Workload {
 		return qs.sticky
 	}
 	strict := c.m.Queues[q].Strategy == StrictFIFO
-	gen := c.gen[c.tree.rootOf[c.tree.qNode[q]]] // parked(q, s) for every s, read once
+	gen := c.rootGen(q) // read once for every sub-queue
 	var best *Workload
 	for _, s := range qs.filled { // in any order: Seq is unique, so queueBefore orders every pair
-		if !strict && s.parked >= 0 && s.parked == gen {
+		if !strict && s.parkedAt(gen) {
 			continue
 		}
 		if top := s.h[0]; best == nil || c.queueBefore(q, top, best) {

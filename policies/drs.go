@@ -87,8 +87,7 @@ func (c *Core) shareWith(n int, delta []frQty, sign Qty) drs {
 		// The change delta makes to what is borrowed of r, read in place:
 		// a copy of the node's borrowed list cost more than the loop.
 		for _, x := range delta {
-			if t.resOf[x.fr] == r {
-				cell := &nd.cells[x.fr]
+			if cell := &nd.cells[x.fr]; cell.res == r {
 				u, sub := cell.usage, cell.subtree
 				b += max(0, u+sign*x.q-sub) - max(0, u-sub)
 			}

@@ -13,7 +13,6 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) *f
 	w := e.w
 	spec := &c.m.Queues[e.q]
 	pob := spec.Fungibility.PreemptionOverBorrowing
-	var flv [16]int
 	var best *flavorChoice // nil until a flavor is folded in; never copied
 	fold := func(ch *flavorChoice) {
 		e.addWhy(ch.why)
@@ -43,7 +42,7 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) *f
 	lazy := !spec.Fungibility.WhenCanPreemptStop
 	seen := c.scratch.rated[:0] // chooseFlavor never runs inside itself
 	slots := &c.scratch.slots   // the flavor rated now and the best so far, when not lazy
-	for _, f := range c.flavorOrder(w, g, flv[:0]) {
+	for _, f := range c.flavorOrder(w, g) {
 		if !forcedAllows(w, g, f) {
 			continue
 		}
@@ -290,11 +289,8 @@ func better(a, b *flavorChoice, pob bool) bool {
 // list depends on the job's request and the group's flavors alone, so the
 // job's shape keeps it, per list of group flavors (teams' groups often
 // list the same ones); it is never written.
-func (c *Core) flavorOrder(w *Workload, g *ResourceGroup, buf []int) []int {
+func (c *Core) flavorOrder(w *Workload, g *ResourceGroup) []int {
 	s := w.shape
-	if s == nil {
-		return appendFlavorOrder(w, g, buf[:0])
-	}
 	for i := range s.orders {
 		if o := &s.orders[i]; sameFlavors(o.group, g.Flavors) {
 			return o.flavors

@@ -56,7 +56,6 @@ type quotaTree struct {
 	nodes  []treeNode
 	nRes   int
 	nFR    int
-	resOf  []int // flavor-resource -> resource (fr % nRes, without a division)
 	qNode  []int // queue index -> node index
 	cNode  []int // cohort index -> node index
 	rootOf []int // node -> root node
@@ -68,10 +67,7 @@ type quotaTree struct {
 
 func newQuotaTree(m *Model) *quotaTree {
 	nR, nF := len(m.Resources), len(m.Flavors)
-	t := &quotaTree{nRes: nR, nFR: nR * nF, resOf: make([]int, nR*nF)}
-	for fr := range t.resOf {
-		t.resOf[fr] = fr % nR
-	}
+	t := &quotaTree{nRes: nR, nFR: nR * nF}
 	newNode := func(name string, weight float64) int {
 		t.nodes = append(t.nodes, treeNode{
 			name: name, parent: -1, queue: -1, weight: weight,

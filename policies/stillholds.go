@@ -144,11 +144,10 @@ func (c *Core) typesOf(w *Workload) (uint64, bool) {
 	case typesPast63:
 		return 0, false
 	}
-	var flv [16]int
 	var types uint64
 	groups := c.m.Queues[w.Queue].Groups
 	for gi := range groups {
-		for _, f := range c.flavorOrder(w, &groups[gi], flv[:0]) {
+		for _, f := range c.flavorOrder(w, &groups[gi]) {
 			if f >= 64 {
 				w.typesKnown = typesPast63
 				return 0, false

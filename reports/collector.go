@@ -18,7 +18,7 @@ type Collector struct {
 	nM   int
 
 	held      [][]float64     // [type][team]
-	quota     [][]float64     // [team][type]
+	quota     [][]float64     // [type][team], like held: a tally reads both along teams
 	installed []float64       // [type] accelerators
 	lentF     []*fracIntegral // [type] integral of the share of idle quota lent out
 	lentSeg   [][]lentSegment // [type][team]
@@ -40,21 +40,19 @@ type Collector struct {
 	preemptTeam []int
 	failWin     int
 
-	waitTeam  []samples
-	waitClass map[int32]*samples
-	started   map[int32]int
-	submitted map[int32]int
-	ppj       countHist // preemptions per job
-	counts    JobCounts
-	teamDone  []int
-	teamSub   []int
-	teamLost  []float64
-	lostWin   float64
-	runtime   float64 // sum of end - first start of completed jobs
-	nRuntime  int
-	end       workload.RunEnd
-	summary   *Summary
-	fid       *fidelityAcc
+	waitTeam []samples
+	byClass  []classAcc // by priority class index, grown as classes come
+	ppj      countHist  // preemptions per job
+	counts   JobCounts
+	teamDone []int
+	teamSub  []int
+	teamLost []float64
+	lostWin  float64
+	runtime  float64 // sum of end - first start of completed jobs
+	nRuntime int
+	end      workload.RunEnd
+	summary  *Summary
+	fid      *fidelityAcc
 }
 
 // NewCollector returns an empty collector.
@@ -97,12 +95,14 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 		c.g.set(c.inst[t], 0, c.installed[t])
 		c.capStart[t] = c.installed[t]
 	}
-	c.quota = make([][]float64, c.nM)
+	c.quota = make([][]float64, c.nT)
+	for t := range c.quota {
+		c.quota[t] = make([]float64, c.nM)
+	}
 	for m, tm := range info.Teams {
-		c.quota[m] = make([]float64, c.nT)
-		copy(c.quota[m], tm.Quota)
-		for t := range c.quota[m] {
-			c.g.set(c.quotaS[t][m], 0, c.quota[m][t])
+		for t, q := range tm.Quota {
+			c.quota[t][m] = q
+			c.g.set(c.quotaS[t][m], 0, q)
 		}
 	}
 	for t := range info.Types {
@@ -121,10 +121,6 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 	c.teamDone = make([]int, c.nM)
 	c.teamSub = make([]int, c.nM)
 	c.teamLost = make([]float64, c.nM)
-	c.waitClass = map[int32]*samples{}
-	c.ppj = countHist{}
-	c.started = map[int32]int{}
-	c.submitted = map[int32]int{}
 	return nil
 }
 
@@ -135,8 +131,10 @@ func (c *Collector) inWindow(t float64) bool { return t >= c.info.Warmup && t < 
 // covers, the rest from idle quota, lent in proportion to each team's idle.
 func (c *Collector) retally(t int, now float64, team int) {
 	sumQuota, borrowed, idle := 0.0, 0.0, 0.0
-	for m := 0; m < c.nM; m++ {
-		q, h := c.quota[m][t], c.held[t][m]
+	quota, held := c.quota[t], c.held[t]
+	held = held[:len(quota)]
+	for m, q := range quota {
+		h := held[m]
 		sumQuota += q
 		if h > q {
 			borrowed += h - q
@@ -152,16 +150,22 @@ func (c *Collector) retally(t int, now float64, team int) {
 	}
 	fi := c.lentF[t]
 	fi.advance(now, frac)
-	for m := 0; m < c.nM; m++ {
-		if team >= 0 && m != team {
-			continue
-		}
-		q, h := c.quota[m][t], c.held[t][m]
-		c.g.set(c.borrowed[t][m], now, max(0, h-q))
-		seg := &c.lentSeg[t][m]
-		fi.close(seg, c.lent[t][m].b)
-		fi.open(seg, max(0, q-h))
+	if team >= 0 {
+		c.settleTeam(t, team, now)
+		return
 	}
+	for m := 0; m < c.nM; m++ {
+		c.settleTeam(t, m, now)
+	}
+}
+
+// settleTeam records team m's borrowed and lent on type t from now on.
+func (c *Collector) settleTeam(t, m int, now float64) {
+	q, h := c.quota[t][m], c.held[t][m]
+	c.g.set(c.borrowed[t][m], now, max(0, h-q))
+	seg := &c.lentSeg[t][m]
+	c.lentF[t].close(seg, c.lent[t][m].b)
+	c.lentF[t].open(seg, max(0, q-h))
 }
 
 func (c *Collector) bucketOf(t float64) int {
@@ -227,7 +231,7 @@ func (c *Collector) Event(e *workload.Event) {
 		}
 		c.retally(t, e.Time, -1)
 	case workload.EvQuota:
-		c.quota[e.Team][e.Type] = e.Quota
+		c.quota[e.Type][e.Team] = e.Quota
 		c.g.set(c.quotaS[e.Type][e.Team], e.Time, e.Quota)
 		c.retally(int(e.Type), e.Time, -1)
 	}
@@ -242,8 +246,9 @@ func (c *Collector) Job(r *workload.JobRecord) {
 	}
 	c.counts.Submitted++
 	c.teamSub[r.Team]++
-	c.submitted[r.Class]++
-	c.ppj[r.Preemptions]++
+	cls := c.class(r.Class)
+	cls.submitted++
+	c.ppj.add(r.Preemptions)
 	switch r.State {
 	case workload.StateCompleted:
 		c.counts.Completed++
@@ -259,15 +264,23 @@ func (c *Collector) Job(r *workload.JobRecord) {
 	}
 	if !math.IsNaN(r.FirstStart) {
 		c.counts.Started++
-		c.started[r.Class]++
+		cls.started++
 		c.waitTeam[r.Team].add(r.Wait)
-		wc := c.waitClass[r.Class]
-		if wc == nil {
-			wc = &samples{}
-			c.waitClass[r.Class] = wc
-		}
-		wc.add(r.Wait)
+		cls.waits.add(r.Wait)
 	}
+}
+
+// classAcc is what the summary keeps of one priority class.
+type classAcc struct {
+	submitted, started int
+	waits              samples // of the jobs that started
+}
+
+func (c *Collector) class(cls int32) *classAcc {
+	if int(cls) >= len(c.byClass) {
+		c.byClass = append(c.byClass, make([]classAcc, int(cls)+1-len(c.byClass))...)
+	}
+	return &c.byClass[cls]
 }
 
 func (c *Collector) End(end *workload.RunEnd) error {
@@ -413,12 +426,13 @@ func (c *Collector) makeSummary() *Summary {
 	s.Fairness.Jain = jain(xs)
 
 	// Priority classes.
-	for cls, w := range c.waitClass {
-		s.ByPriorityClass[className(info, cls)] = ClassStats{WaitS: shortWait(w.values()), JobsSubmitted: c.submitted[cls], JobsStarted: c.started[cls]}
-	}
-	for cls, n := range c.submitted {
-		if _, ok := c.waitClass[cls]; !ok {
-			s.ByPriorityClass[className(info, cls)] = ClassStats{JobsSubmitted: n}
+	for cls := range c.byClass {
+		a := &c.byClass[cls]
+		switch {
+		case a.started > 0:
+			s.ByPriorityClass[className(info, int32(cls))] = ClassStats{WaitS: shortWait(a.waits.values()), JobsSubmitted: a.submitted, JobsStarted: a.started}
+		case a.submitted > 0:
+			s.ByPriorityClass[className(info, int32(cls))] = ClassStats{JobsSubmitted: a.submitted}
 		}
 	}
 

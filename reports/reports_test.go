@@ -20,10 +20,10 @@ func TestPercentileIsNearestRank(t *testing.T) {
 
 func TestCountHistPercentilesMatchTheSortedList(t *testing.T) {
 	counts := []int{0, 0, 0, 0, 1, 1, 2, 5, 5, 9, 0, 3}
-	h := countHist{}
+	var h countHist
 	var xs []float64
 	for _, c := range counts {
-		h[c]++
+		h.add(c)
 		xs = append(xs, float64(c))
 	}
 	sortFloats(xs)

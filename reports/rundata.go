@@ -89,8 +89,10 @@ func (c *Collector) Data() *RunData {
 	for m := range c.waitTeam {
 		d.WaitsByTeam[c.info.Teams[m].Name] = c.waitTeam[m].values() // sorted, read only
 	}
-	for cls, w := range c.waitClass {
-		d.WaitsByClass[className(c.info, cls)] = w.values()
+	for cls := range c.byClass {
+		if a := &c.byClass[cls]; a.started > 0 {
+			d.WaitsByClass[className(c.info, int32(cls))] = a.waits.values()
+		}
 	}
 	d.Fidelity = c.fid.result(d)
 	return d

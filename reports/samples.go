@@ -36,30 +36,35 @@ func (s *samples) values() []float64 {
 	return s.sorted
 }
 
-// countHist counts small whole numbers (preemptions per job).
-type countHist map[int]int
+// countHist counts small whole numbers (preemptions per job): h[k] is how
+// many times k was counted. A slice, not a map: it is counted once a job.
+type countHist []int
+
+func (h *countHist) add(k int) {
+	if k >= len(*h) {
+		*h = append(*h, make([]int, k+1-len(*h))...)
+	}
+	(*h)[k]++
+}
 
 // percentile is the nearest-rank percentile, as percentile() of the
 // sorted list of counts would give.
 func (h countHist) percentile(p float64) float64 {
 	n := 0
-	keys := make([]int, 0, len(h))
-	for k, c := range h {
-		keys = append(keys, k)
+	for _, c := range h {
 		n += c
 	}
 	if n == 0 {
 		return 0
 	}
-	sort.Ints(keys)
 	rank := max(1, min(n, int(math.Ceil(p/100*float64(n)))))
 	seen := 0
-	for _, k := range keys {
-		if seen += h[k]; seen >= rank {
+	for k, c := range h {
+		if seen += c; seen >= rank {
 			return float64(k)
 		}
 	}
-	return float64(keys[len(keys)-1])
+	return float64(len(h) - 1)
 }
 
 // mergeSorted merges ascending lists into one, pairwise: O(n log k). The

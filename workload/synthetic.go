@@ -121,6 +121,7 @@ type generator struct {
 	s       *Synthetic
 	h       streamHeap
 	emitted int
+	idBuf   []byte // a job's ID is built here: one allocation, the string's
 }
 
 // StreamSeed derives a deterministic random stream for a named purpose.
@@ -155,8 +156,9 @@ func (g *generator) Next() (Job, error) {
 	}
 	c := cs.c
 	cs.n++
+	g.idBuf = strconv.AppendInt(append(append(g.idBuf[:0], c.Name...), '-'), int64(cs.n), 10)
 	j := Job{
-		ID:                 c.Name + "-" + strconv.Itoa(cs.n),
+		ID:                 string(g.idBuf),
 		Submit:             t,
 		Team:               c.Team,
 		PriorityClass:      c.PriorityClass,

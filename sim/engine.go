@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/allot-sim/allot/policies"
@@ -65,19 +64,12 @@ type Sim struct {
 	free  []int32
 	nodes [][]uint8 // per flavor: 0 healthy, 1 failed, 2 removed
 
-	next     workload.Job
-	nextComp []int // the next job's compatible flavors, team and priority
-	nextTeam int32
-	nextPrio int32
+	feed     feed
+	next     workload.Job // the next job to arrive, and its intake
+	nextIn   intake
 	haveNext bool
 	rngFail  *rand.Rand
-	rngEst   *rand.Rand
 
-	teamIdx map[string]int
-	flvIdx  map[string]int
-	compat  map[string][]int
-	keyBuf  []byte
-	users   []map[string]int
 	seq     int64
 	events  int64
 	skipped int
@@ -91,6 +83,8 @@ func Run(in *Input, sink workload.Sink) error {
 	if err != nil {
 		return err
 	}
+	s.feed = newFeed(in)
+	defer s.feed.stop()
 	return s.run()
 }
 
@@ -99,15 +93,8 @@ func newSim(in *Input, sink workload.Sink) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sim{in: in, sink: sink, core: core,
-		rngFail: workload.StreamSeed(in.Seed, "failures"), rngEst: workload.StreamSeed(in.Seed, "estimates"),
-		teamIdx: map[string]int{}, flvIdx: map[string]int{}, compat: map[string][]int{}}
-	for i, t := range in.Teams {
-		s.teamIdx[t.Name] = i
-		s.users = append(s.users, map[string]int{})
-	}
-	for i, t := range in.Types {
-		s.flvIdx[t.Name] = i
+	s := &Sim{in: in, sink: sink, core: core, rngFail: workload.StreamSeed(in.Seed, "failures")}
+	for i := range in.Types {
 		s.nodes = append(s.nodes, make([]uint8, in.Model.Flavors[i].Nodes))
 	}
 	return s, nil
@@ -178,7 +165,7 @@ func (s *Sim) run() error {
 // readNext fetches the next valid job and schedules its arrival.
 func (s *Sim) readNext() error {
 	for {
-		j, err := s.in.Source.Next()
+		j, k, err := s.feed.next()
 		if errors.Is(err, io.EOF) {
 			s.haveNext = false
 			return nil
@@ -190,99 +177,17 @@ func (s *Sim) readNext() error {
 			s.haveNext = false
 			return nil
 		}
-		if field, why := s.checkJob(&j); field != "" {
+		if k.field != "" {
 			if s.in.SkipInvalid {
 				s.skipped++
 				continue
 			}
-			return fmt.Errorf("job %q (submitted at %gs): column %s: %s", j.ID, j.Submit, field, why)
+			return fmt.Errorf("job %q (submitted at %gs): column %s: %s", j.ID, j.Submit, k.field, k.why)
 		}
-		s.next, s.haveNext = j, true
+		s.next, s.nextIn, s.haveNext = *j, *k, true
 		s.q.push(event{t: j.Submit, kind: evArrival})
 		return nil
 	}
-}
-
-// checkJob validates references a trace row makes to the scenario.
-func (s *Sim) checkJob(j *workload.Job) (field, why string) {
-	team, ok := s.teamIdx[j.Team]
-	if !ok {
-		return workload.ColTeam, fmt.Sprintf("unknown team %q (the scenario's teams: %s)", j.Team, strings.Join(s.teamNames(), ", "))
-	}
-	prio, ok := s.in.Priorities[j.PriorityClass]
-	if !ok {
-		return workload.ColPriorityClass, fmt.Sprintf("unknown priority class %q", j.PriorityClass)
-	}
-	s.nextTeam, s.nextPrio = int32(team), prio
-	for _, t := range j.InstanceTypes {
-		if _, ok := s.flvIdx[t]; ok {
-			continue
-		}
-		if s.in.Catalog == nil {
-			return workload.ColInstanceTypes, fmt.Sprintf("instance type %q is not in the fleet", t)
-		}
-		if _, known := s.in.Catalog.Lookup(t); !known {
-			return workload.ColInstanceTypes, fmt.Sprintf("unknown instance type %q (see `allot catalog`, or declare it under fleet.instance_types)", t)
-		}
-	}
-	if s.nextComp = s.compatible(j); len(s.nextComp) == 0 {
-		if len(j.InstanceTypes) > 0 {
-			return workload.ColInstanceTypes, fmt.Sprintf("none of its instance types (%s) has nodes in the fleet", strings.Join(j.InstanceTypes, ", "))
-		}
-		res := j.Resource
-		if res == "" {
-			res = "nvidia.com/gpu"
-		}
-		return workload.ColAccelerators, fmt.Sprintf("no instance type in the fleet offers %s", res)
-	}
-	return "", ""
-}
-
-func (s *Sim) teamNames() []string {
-	var out []string
-	for _, t := range s.in.Teams {
-		out = append(out, t.Name)
-	}
-	return out
-}
-
-// compatible returns the flavors a job may use, cached by its constraint.
-func (s *Sim) compatible(j *workload.Job) []int {
-	k := s.keyBuf[:0]
-	for _, t := range j.InstanceTypes {
-		k = append(append(k, t...), ',')
-	}
-	k = append(append(k, '|'), j.Resource...)
-	if j.Accelerators == 0 {
-		k = append(k, "|cpu"...)
-	}
-	s.keyBuf = k
-	if c, ok := s.compat[string(k)]; ok { // no allocation to look up
-		return c
-	}
-	key := string(k)
-	var out []int
-	m := s.in.Model
-	switch {
-	case len(j.InstanceTypes) > 0:
-		for _, t := range j.InstanceTypes {
-			if f, ok := s.flvIdx[t]; ok { // known types without nodes are skipped
-				out = append(out, f)
-			}
-		}
-	default:
-		res := j.Resource
-		if res == "" {
-			res = "nvidia.com/gpu"
-		}
-		for f, fs := range m.Flavors {
-			if j.Accelerators == 0 || (fs.AccelResource >= 0 && m.Resources[fs.AccelResource] == res) {
-				out = append(out, f)
-			}
-		}
-	}
-	s.compat[key] = out
-	return out
 }
 
 func (s *Sim) alloc() *job {
@@ -311,26 +216,16 @@ func (s *Sim) arrive() error {
 	j.in = in
 	j.seq = s.seq
 	s.seq++
-	j.team = s.nextTeam
-	j.cls = s.classIndex(in.PriorityClass)
+	k := &s.nextIn // worked out when the job was read
+	j.team = k.team
+	j.cls = k.cls
 	j.firstStart = math.NaN()
 	j.pendSince = in.Submit
-	comp := s.nextComp // worked out when the job was read
-	ref := 1.0
-	if len(in.InstanceTypes) > 0 {
-		ref = s.in.Types[comp[0]].SpeedFor(in.Class)
-	}
-	j.work = in.Duration * ref
-	j.factor = s.in.Estimate.Sample(s.rngEst)
-	users := s.users[j.team]
-	u, ok := users[in.User]
-	if !ok {
-		u = len(users)
-		users[in.User] = u
-	}
+	j.work = in.Duration * k.ref
+	j.factor = k.factor
 	j.w = policies.Workload{
-		Tag: j.slot, Seq: j.seq, Queue: int(j.team), User: u, Priority: s.nextPrio, Order: in.Submit,
-		Req:                policies.Request{Accel: policies.ToQty(in.Accelerators), VCPU: policies.ToQty(in.VCPUs), Mem: policies.ToQty(in.MemoryGiB), Compatible: comp},
+		Tag: j.slot, Seq: j.seq, Queue: int(j.team), User: k.user, Priority: k.prio, Order: in.Submit,
+		Req:                policies.Request{Accel: policies.ToQty(in.Accelerators), VCPU: policies.ToQty(in.VCPUs), Mem: policies.ToQty(in.MemoryGiB), Compatible: k.comp},
 		Estimate:           j.work * j.factor,
 		CheckpointInterval: in.CheckpointInterval,
 	}
@@ -339,15 +234,6 @@ func (s *Sim) arrive() error {
 	}
 	s.emit(workload.Event{Time: s.now, Kind: workload.EvSubmit, Job: j.seq, Team: j.team, Class: j.cls, Type: -1, Requested: in.Accelerators})
 	return s.readNext()
-}
-
-func (s *Sim) classIndex(name string) int32 {
-	for i, n := range s.in.PriorityNames {
-		if n == name {
-			return int32(i)
-		}
-	}
-	return 0
 }
 
 func (s *Sim) emit(e workload.Event) {

@@ -27,8 +27,11 @@ type Input struct {
 	Preemption    Preemption
 	// Estimate multiplies a job's true duration into the runtime estimate
 	// backfill uses (one draw per job).
-	Estimate    workload.Dist
-	Source      workload.Source
+	Estimate workload.Dist
+	Source   workload.Source
+	// ReadAhead says Source may be read ahead, on a goroutine of its own,
+	// while the run goes on (it shares nothing between jobs).
+	ReadAhead   bool
 	Skipped     func() int // invalid trace rows skipped by the reader
 	SkipInvalid bool
 	Seed        uint64

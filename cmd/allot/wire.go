@@ -57,7 +57,7 @@ func simInput(s *scenarios.Scenario, seed uint64) (*sim.Input, error) {
 		}
 		in.Source, in.Skipped = r, r.Skipped
 	} else {
-		in.Source = workload.NewPrefetchSource(s.Synthetic.Source(seed))
+		in.Source, in.ReadAhead = s.Synthetic.Source(seed), true
 	}
 	return in, nil
 }

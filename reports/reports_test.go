@@ -2,6 +2,7 @@ package reports
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -134,5 +135,58 @@ func BenchmarkMergeSorted20x50k(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		mergeSorted(lists)
+	}
+}
+
+// addRangeByDivision is addRange as it was first written: each piece's
+// bucket found by a division. The faster one must put every piece in the
+// same bucket, to the bit, so that outputs do not move.
+func addRangeByDivision(g *grid, b []float64, from, to, rate float64) {
+	if rate == 0 || to <= from {
+		return
+	}
+	from, to = max(from, g.t0), min(to, g.end)
+	for from < to {
+		k := int((from - g.t0) / g.w)
+		if k >= g.n {
+			return
+		}
+		k = max(k, 0)
+		be := g.t0 + float64(k+1)*g.w
+		if be <= from { // float edge
+			if k++; k >= g.n {
+				return
+			}
+			be = g.t0 + float64(k+1)*g.w
+		}
+		e := min(to, be)
+		b[k] += rate * (e - from)
+		from = e
+	}
+}
+
+func TestAddRangePutsEveryPieceInTheBucketADivisionWould(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, g := range []grid{newGrid(0, 3600*50, 3600), newGrid(7200, 1e6, 600), newGrid(0.1, 99.7, 0.3)} {
+		got, want := make([]float64, g.n), make([]float64, g.n)
+		span := g.end - g.t0
+		for i := 0; i < 20000; i++ {
+			from := g.t0 - span*0.05 + rng.Float64()*span*1.1
+			to := from + rng.ExpFloat64()*g.w*float64(1+rng.IntN(5))
+			if i%3 == 0 { // start or end on a boundary, as computed
+				from = g.t0 + float64(rng.IntN(g.n+1))*g.w
+			}
+			if i%5 == 0 {
+				to = g.t0 + float64(rng.IntN(g.n+1))*g.w
+			}
+			rate := rng.Float64() * 8
+			g.addRange(got, from, to, rate)
+			addRangeByDivision(&g, want, from, to, rate)
+		}
+		for k := range want {
+			if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+				t.Fatalf("grid %+v bucket %d: %v, want %v", g, k, got[k], want[k])
+			}
+		}
 	}
 }

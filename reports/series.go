@@ -55,28 +55,28 @@ func (g *grid) addRange(b []float64, from, to, rate float64) {
 	if to > g.end {
 		to = g.end
 	}
-	for from < to {
-		k := int((from - g.t0) / g.w)
-		if k >= g.n {
+	if from >= to {
+		return
+	}
+	k := int((from - g.t0) / g.w)
+	if k < 0 {
+		k = 0
+	}
+	be := g.t0 + float64(k+1)*g.w
+	if be <= from { // float edge
+		k++
+		be = g.t0 + float64(k+1)*g.w
+	}
+	for k < g.n {
+		e := min(to, be)
+		b[k] += rate * (e - from)
+		if e >= to {
 			return
 		}
-		if k < 0 {
-			k = 0
-		}
-		be := g.t0 + float64(k+1)*g.w
-		if be <= from { // float edge
-			k++
-			if k >= g.n {
-				return
-			}
-			be = g.t0 + float64(k+1)*g.w
-		}
-		e := to
-		if be < e {
-			e = be
-		}
-		b[k] += rate * (e - from)
-		from = e
+		// The next piece starts on a boundary, in the next bucket: the
+		// division would give k+1, or k with the edge fix taking it on.
+		from, k = e, k+1
+		be = g.t0 + float64(k+1)*g.w
 	}
 }
 

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -173,6 +174,10 @@ func (c *Core) nominate(e *entry) {
 	if !w.shape.generic {
 		nPS = len(w.shape.req.PodSets)
 	}
+	if nPS == 1 && len(spec.Groups) == 1 && c.wholeGroup(&spec.Groups[0]) && c.requestsGroup(w, 0, &spec.Groups[0]) {
+		c.nominateSole(e)
+		return
+	}
 	// Built in scratch space, then kept as the head's last nomination's
 	// slices when equal (a waiting head is renominated many times).
 	e.assignment = grow(c.scratch.asg, nPS)
@@ -238,6 +243,53 @@ func (c *Core) nominate(e *entry) {
 	}
 	if e.flavor >= 0 && c.pools[e.flavor] != nil {
 		e.placeNeed = c.need(w.shape, e.flavor).place
+	}
+}
+
+// nominateSole is nominate for the common job: one podset, in the one
+// resource group, which holds every resource. Its nomination is its flavor
+// choice; its assignment and usage are the ones shared by every such job
+// on that flavor (or the last nomination's, when equal), as keepNomination
+// would make them, without building them in scratch space first.
+func (c *Core) nominateSole(e *entry) {
+	w := e.w
+	g := &c.m.Queues[e.q].Groups[0]
+	e.flavor = -1
+	best := c.chooseFlavor(e, 0, g, nil)
+	if best.mode != modeNoFit && best.mode != modeNoCandidates {
+		e.nWhy = 0 // reasons matter only when the job cannot go
+	}
+	e.mode = min(modeFit, best.mode)
+	old := w.nomEntry
+	if best.f < 0 {
+		e.assignment = c.noAsg
+		return // modeNoFit: nothing else is read
+	}
+	f := best.f
+	e.assignment = c.soleAsg[f]
+	e.borrowing = best.borrow
+	e.frsNeed = best.frsNeed // kept by rateFlavor: nil, shared, the last one's, or its own copy
+	if best.mode == modePreempt || best.mode == modeReclaim {
+		e.targets = best.targets
+	}
+	e.flavor = f
+	n := c.need(w.shape, f)
+	switch {
+	case !n.ok: // no node of the type could hold it: it adds no usage
+		e.usage = nil
+	case old != nil && slices.Equal(old.usage, n.soleUsage):
+		e.usage = old.usage
+	default:
+		e.usage = n.soleUsage // shared
+	}
+	if e.mode == modeNoFit || e.mode == modeNoCandidates {
+		return
+	}
+	if (e.mode == modePreempt || e.mode == modeReclaim) && len(e.targets) == 0 {
+		e.mode = modeNoCandidates
+	}
+	if c.pools[f] != nil {
+		e.placeNeed = n.place
 	}
 }
 

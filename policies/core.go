@@ -30,6 +30,7 @@ type Core struct {
 	// the last cycle's.
 	spareEntries []*entry
 	soleAsg      [][][]int // by flavor: every podset on that flavor, shared by whole-job starts
+	noAsg        [][]int   // one podset on no flavor, shared by sole nominations that found none
 	soleFR       [][]int   // by flavor-resource: the one-element list of it, shared by nominations
 	withPending  []uint64  // bit q set while queue q has pending jobs: a cycle visits only those
 
@@ -105,6 +106,7 @@ func NewCore(m *Model) (*Core, error) {
 		c.queues[i].byKey = map[subKey]*subQueue{}
 	}
 	c.pools = make([]*pool, len(m.Flavors))
+	c.noAsg = [][]int{{-1}}
 	c.soleAsg = make([][][]int, len(m.Flavors))
 	for f := range c.soleAsg {
 		c.soleAsg[f] = [][]int{{f}}

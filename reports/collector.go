@@ -2,7 +2,9 @@ package reports
 
 import (
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/allot-sim/allot/workload"
 )
@@ -311,6 +313,34 @@ func (c *Collector) End(end *workload.RunEnd) error {
 	return nil
 }
 
+// sortWaits sorts every list of waits, the largest first, on as many
+// goroutines as there are cores: at the end of a run nothing else runs.
+func (c *Collector) sortWaits() {
+	var all []*samples
+	for m := range c.waitTeam {
+		all = append(all, &c.waitTeam[m])
+	}
+	for cls := range c.byClass {
+		all = append(all, &c.byClass[cls].waits)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].n > all[j].n })
+	next := make(chan *samples, len(all))
+	for _, s := range all {
+		next <- s
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(all)) {
+		wg.Go(func() {
+			var scratch []uint64 // sized by the first list, the largest
+			for s := range next {
+				s.sortedWith(&scratch)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // Summary returns the run summary (after End).
 func (c *Collector) Summary() *Summary { return c.summary }
 
@@ -381,15 +411,12 @@ func (c *Collector) makeSummary() *Summary {
 	}
 
 	// Waits.
+	c.sortWaits()
 	lists := make([][]float64, c.nM)
 	for m := range c.waitTeam {
 		lists[m] = c.waitTeam[m].values()
 	}
-	waits := mergeSorted(lists)
-	if n := len(waits); n > 0 {
-		s.WaitS = WaitStats{Mean: mean(waits), P50: percentile(waits, 50), P95: percentile(waits, 95),
-			P99: percentile(waits, 99), Max: waits[n-1]}
-	}
+	s.WaitS = waitStats(lists)
 
 	// Teams.
 	quotaSum := make([]float64, c.nM)

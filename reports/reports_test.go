@@ -109,14 +109,35 @@ func TestLentIntegralMatchesIdleTimesFractionOverTime(t *testing.T) {
 	}
 }
 
-func TestMergeSortedKeepsOrderAndEveryValue(t *testing.T) {
-	got := mergeSorted([][]float64{{1, 4, 9}, {}, {2, 3}, {0, 10}, {4}})
-	assert.Equal(t, []float64{0, 1, 2, 3, 4, 4, 9, 10}, got)
-	assert.Nil(t, mergeSorted(nil))
+func TestWaitStatsOfSortedListsAreThoseOfTheirMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sizes := range [][]int{{}, {0, 0}, {1}, {3, 0, 7}, {500, 1, 20000, 0, 333}} {
+		var lists [][]float64
+		var all []float64
+		for _, n := range sizes {
+			l := make([]float64, n)
+			for i := range l {
+				if rng.IntN(10) >= 6 { // most waits are 0
+					l[i] = math.Round(rng.ExpFloat64()*3600*100) / 100
+				}
+			}
+			slices.Sort(l)
+			lists = append(lists, l)
+			all = append(all, l...)
+		}
+		slices.Sort(all)
+		var want WaitStats
+		if n := len(all); n > 0 {
+			want = WaitStats{Mean: mean(all), P50: percentile(all, 50), P95: percentile(all, 95), P99: percentile(all, 99), Max: all[n-1]}
+		}
+		got := waitStats(lists)
+		assert.Equal(t, math.Float64bits(want.Mean), math.Float64bits(got.Mean), "mean of %v: sums in ascending order", sizes)
+		assert.Equal(t, want, got, "sizes %v", sizes)
+	}
 }
 
-// The end of a 1M-job run merges 20 teams' sorted waits, most of them 0.
-func BenchmarkMergeSorted20x50k(b *testing.B) {
+// The end of a 1M-job run sums 20 teams' sorted waits, most of them 0.
+func BenchmarkWaitStats20x50k(b *testing.B) {
 	x := uint64(88172645463325252)
 	lists := make([][]float64, 20)
 	for i := range lists {
@@ -134,7 +155,7 @@ func BenchmarkMergeSorted20x50k(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		mergeSorted(lists)
+		waitStats(lists)
 	}
 }
 
@@ -186,6 +207,44 @@ func TestAddRangePutsEveryPieceInTheBucketADivisionWould(t *testing.T) {
 		for k := range want {
 			if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
 				t.Fatalf("grid %+v bucket %d: %v, want %v", g, k, got[k], want[k])
+			}
+		}
+	}
+}
+
+func TestRadixSortOrdersFloatsAsSortFloat64sDoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 4095, 4096, 50000} {
+		xs := make([]float64, n)
+		for i := range xs {
+			switch i % 7 {
+			case 0:
+				xs[i] = -rng.ExpFloat64() * 1e3
+			case 1:
+				xs[i] = math.Inf(1 - 2*(i%2))
+			case 2:
+				xs[i] = float64(rng.IntN(5)) // repeats
+			case 3:
+				xs[i] = math.NaN()
+			default:
+				xs[i] = rng.ExpFloat64() * 3600
+			}
+		}
+		want := slices.Clone(xs)
+		slices.SortFunc(want, func(a, b float64) int { // sort.Float64s's order
+			switch {
+			case a < b || (math.IsNaN(a) && !math.IsNaN(b)):
+				return -1
+			case b < a || (math.IsNaN(b) && !math.IsNaN(a)):
+				return 1
+			}
+			return 0
+		})
+		var scratch []uint64
+		sortFloat64s(xs, &scratch)
+		for i := range want {
+			if math.Float64bits(xs[i]) != math.Float64bits(want[i]) && !(math.IsNaN(xs[i]) && math.IsNaN(want[i])) {
+				t.Fatalf("n=%d: at %d got %v, want %v", n, i, xs[i], want[i])
 			}
 		}
 	}

@@ -1,9 +1,6 @@
 package reports
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // samples collects values in chunks that never move: appending does not
 // copy, so a 10M-job run does not hold a doubled slice while growing one.
@@ -25,13 +22,19 @@ func (s *samples) add(x float64) {
 
 // values returns every sample in ascending order; later adds are not seen.
 func (s *samples) values() []float64 {
+	var scratch []uint64
+	return s.sortedWith(&scratch)
+}
+
+// sortedWith is values with the sort's scratch space given.
+func (s *samples) sortedWith(scratch *[]uint64) []float64 {
 	if s.sorted == nil {
 		s.sorted = make([]float64, 0, s.n)
 		for _, c := range s.chunks {
 			s.sorted = append(s.sorted, c...)
 		}
 		s.chunks = nil
-		sort.Float64s(s.sorted)
+		sortFloat64s(s.sorted, scratch)
 	}
 	return s.sorted
 }
@@ -67,59 +70,72 @@ func (h countHist) percentile(p float64) float64 {
 	return float64(len(h) - 1)
 }
 
-// mergeSorted merges ascending lists into one, pairwise: O(n log k). The
-// passes alternate between two buffers, and a step takes the smaller head
-// without a branch on the comparison, which data would make unpredictable.
-func mergeSorted(lists [][]float64) []float64 {
+// waitStats summarises the waits held in ascending lists as mean() and
+// percentile() would over their merge, without making it: the sum is taken
+// in ascending order, as over the merged list, and the percentiles are the
+// values at their ranks. The lists are walked once, smallest head first.
+func waitStats(lists [][]float64) WaitStats {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
 	}
-	if len(lists) == 0 {
-		return nil
+	if n == 0 {
+		return WaitStats{}
 	}
-	if len(lists) == 1 {
-		return lists[0]
-	}
-	bufs := [2][]float64{make([]float64, n), make([]float64, n)}
-	next := make([][]float64, 0, (len(lists)+1)/2)
-	for pass := 0; len(lists) > 1; pass++ {
-		out := bufs[pass%2]
-		next = next[:0]
-		at := 0
-		for i := 0; i < len(lists); i += 2 {
-			if i+1 == len(lists) {
-				k := copy(out[at:], lists[i])
-				next = append(next, out[at:at+k])
-				at += k
-				continue
+	rank := func(p float64) int { return max(0, min(n, int(math.Ceil(p/100*float64(n))))-1) }
+	r50, r95, r99 := rank(50), rank(95), rank(99)
+	// A min-heap of the lists' heads; pos is how far each list is read.
+	h := make([]int, 0, len(lists))
+	pos := make([]int, len(lists))
+	less := func(a, b int) bool { return lists[a][pos[a]] < lists[b][pos[b]] }
+	down := func(i int) {
+		for {
+			m, l := i, 2*i+1
+			if l < len(h) && less(h[l], h[m]) {
+				m = l
 			}
-			m := merge2(out[at:], lists[i], lists[i+1])
-			next = append(next, out[at:at+m])
-			at += m
+			if r := l + 1; r < len(h) && less(h[r], h[m]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
 		}
-		lists = append(lists[:0:0], next...)
 	}
-	return lists[0]
-}
-
-// merge2 writes the merge of ascending a and b to out, equal values from a
-// first, and returns how many it wrote.
-func merge2(out, a, b []float64) int {
-	i, j, k := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		x, y := a[i], b[j]
-		takeB := 0
-		if y < x {
-			takeB = 1
+	for i, l := range lists {
+		if len(l) > 0 {
+			h = append(h, i)
 		}
-		v := [2]float64{x, y}
-		out[k] = v[takeB]
-		j += takeB
-		i += 1 - takeB
-		k++
 	}
-	k += copy(out[k:], a[i:])
-	k += copy(out[k:], b[j:])
-	return k
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	var ws WaitStats
+	sum := 0.0
+	for k := 0; k < n; k++ {
+		li := h[0]
+		v := lists[li][pos[li]]
+		sum += v
+		if k == r50 {
+			ws.P50 = v
+		}
+		if k == r95 {
+			ws.P95 = v
+		}
+		if k == r99 {
+			ws.P99 = v
+		}
+		ws.Max = v
+		if pos[li]++; pos[li] == len(lists[li]) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		if len(h) > 0 {
+			down(0)
+		}
+	}
+	ws.Mean = sum / float64(n)
+	return ws
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sim/allot/sim"
+
 	"github.com/allot-sim/allot/workload"
 )
 
@@ -182,5 +184,42 @@ sim: {horizon: 1d}
 	r := simulate(t, q, "", 0, false)
 	if r.sum.Jobs.SkippedInvalid != 1 || r.sum.Jobs.Submitted != 1 {
 		t.Errorf("skipped %d, submitted %d", r.sum.Jobs.SkippedInvalid, r.sum.Jobs.Submitted)
+	}
+}
+
+// A generated workload is taken in on the goroutine that makes it (read
+// ahead); taken in as the run asks for it, every event and record must be
+// the same: user numbers and estimate draws follow the jobs' order either way.
+func TestTakingJobsInAheadChangesNoEventOrRecord(t *testing.T) {
+	s, err := loadScenario("../../scenarios/amazon-search.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs [2]*recorder
+	for i, ahead := range []bool{true, false} {
+		in, err := simInput(s, s.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !in.ReadAhead {
+			t.Fatal("a synthetic workload should be read ahead")
+		}
+		in.ReadAhead = ahead
+		runs[i] = &recorder{}
+		if err := sim.Run(in, runs[i]); err != nil {
+			t.Fatal(err)
+		}
+		in.Source.Close()
+	}
+	if len(runs[0].jobs) == 0 {
+		t.Fatal("no job records")
+	}
+	// Printed, as NaN (a start never made) equals nothing, not even NaN;
+	// fmt prints a map in key order.
+	if fmt.Sprint(runs[0].events) != fmt.Sprint(runs[1].events) {
+		t.Error("events differ between reading ahead and not")
+	}
+	if fmt.Sprint(runs[0].jobs) != fmt.Sprint(runs[1].jobs) {
+		t.Error("job records differ between reading ahead and not")
 	}
 }

@@ -94,3 +94,22 @@ policy: {kind: quota}
 		t.Errorf("the stuck job is %s: %q", state, why)
 	}
 }
+
+func TestAWorkloadGivenADoneOnesSpareWritesItsNodesThere(t *testing.T) {
+	f := newFixture(t, twoNodes)
+	a := f.submit(job{name: "a", team: "a", acc: 16})
+	f.step(0)
+	first := a.Nodes()
+	f.core.Finish(a, 1)
+	b := &policies.Workload{Name: "b", Seq: 100, Queue: f.s.TeamIndex("a"), Req: policies.Request{Accel: policies.ToQty(16)}}
+	b.Reuse(a.Spare())
+	if err := f.core.Submit(b); err != nil {
+		t.Fatal(err)
+	}
+	f.names[b] = "b"
+	adm, _ := f.step(2)
+	eq(t, "admitted", adm, []string{"b@eight"})
+	if got := b.Nodes(); len(got) != 2 || &got[0] != &first[0] {
+		t.Errorf("nodes %v in a new list, want two in the done job's", got)
+	}
+}

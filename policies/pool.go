@@ -162,6 +162,9 @@ func (p *pool) find(nd placeNeed, buf []int32) []int32 {
 		if p.nWhole < nd.nodes {
 			return nil
 		}
+		if cap(buf) < nd.nodes {
+			buf = make([]int32, 0, nd.nodes) // once, not by doubling
+		}
 		buf = buf[:0]
 		for w, word := range p.whole {
 			for word != 0 && len(buf) < nd.nodes {

@@ -172,6 +172,19 @@ func (w *Workload) Assignment() [][]int { return w.assignment }
 // Nodes returns the node indices the job occupies on its flavor.
 func (w *Workload) Nodes() []int32 { return w.place.nodes }
 
+// Spare is what a workload that is done leaves for a new one to reuse: the
+// list its placement was written into. A caller that keeps its workloads'
+// memory from job to job (the simulator) hands it on, so that admissions
+// allocate nothing once the lists are long enough.
+type Spare struct{ nodes []int32 }
+
+// Spare returns w's reusable memory. w must be done (finished, or never
+// submitted), and is not used again.
+func (w *Workload) Spare() Spare { return Spare{w.place.nodes[:0]} }
+
+// Reuse gives a workload not yet submitted the memory a done one left.
+func (w *Workload) Reuse(s Spare) { w.place.nodes = s.nodes[:0] }
+
 // Held returns the accelerators the job holds on its nodes (or in quota).
 func (w *Workload) Held() Qty { return w.place.heldA }
 

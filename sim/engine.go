@@ -197,7 +197,9 @@ func (s *Sim) alloc() *job {
 		j := s.jobs[slot]
 		// gen keeps counting across reuse so stale events of the slot's
 		// previous job never match the new one.
+		spare := j.w.Spare()
 		*j = job{slot: slot, types: j.types[:0], gen: j.gen + 1}
+		j.w.Reuse(spare)
 		return j
 	}
 	j := &job{slot: int32(len(s.jobs))}
@@ -223,12 +225,14 @@ func (s *Sim) arrive() error {
 	j.pendSince = in.Submit
 	j.work = in.Duration * k.ref
 	j.factor = k.factor
+	spare := j.w.Spare() // a reused slot's lists, kept: admission allocates none
 	j.w = policies.Workload{
 		Tag: j.slot, Seq: j.seq, Queue: int(j.team), User: k.user, Priority: k.prio, Order: in.Submit,
 		Req:                policies.Request{Accel: policies.ToQty(in.Accelerators), VCPU: policies.ToQty(in.VCPUs), Mem: policies.ToQty(in.MemoryGiB), Compatible: k.comp},
 		Estimate:           j.work * j.factor,
 		CheckpointInterval: in.CheckpointInterval,
 	}
+	j.w.Reuse(spare)
 	if err := s.core.Submit(&j.w); err != nil {
 		return err
 	}

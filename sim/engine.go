@@ -65,8 +65,8 @@ type Sim struct {
 	nodes [][]uint8 // per flavor: 0 healthy, 1 failed, 2 removed
 
 	feed     feed
-	next     workload.Job // the next job to arrive, and its intake
-	nextIn   intake
+	next     *workload.Job // the next job to arrive, and its intake: the feed's, valid until it is asked again
+	nextIn   *intake
 	haveNext bool
 	rngFail  *rand.Rand
 
@@ -184,7 +184,7 @@ func (s *Sim) readNext() error {
 			}
 			return fmt.Errorf("job %q (submitted at %gs): column %s: %s", j.ID, j.Submit, k.field, k.why)
 		}
-		s.next, s.nextIn, s.haveNext = *j, *k, true
+		s.next, s.nextIn, s.haveNext = j, k, true
 		s.q.push(event{t: j.Submit, kind: evArrival})
 		return nil
 	}
@@ -213,12 +213,11 @@ func (s *Sim) release(j *job) {
 }
 
 func (s *Sim) arrive() error {
-	in := s.next
+	in, k := s.next, s.nextIn // k was worked out when the job was read
 	j := s.alloc()
-	j.in = in
+	j.in = *in
 	j.seq = s.seq
 	s.seq++
-	k := &s.nextIn // worked out when the job was read
 	j.team = k.team
 	j.cls = k.cls
 	j.firstStart = math.NaN()

@@ -81,39 +81,36 @@ func (c *countSource) Next() (Job, error) {
 func (c *countSource) ExtraColumns() []string { return []string{"x"} }
 func (c *countSource) Close() error           { return nil }
 
-func TestPrefetchSourceYieldsTheSourcesJobsThenItsError(t *testing.T) {
+func TestPrefetchYieldsTheSourcesJobsPreparedThenItsError(t *testing.T) {
 	bad := errors.New("row 7: duration: negative")
 	for _, tc := range []struct {
 		n   int
 		err error
 	}{{0, io.EOF}, {5, io.EOF}, {asyncBatch, io.EOF}, {2*asyncBatch + 3, bad}} {
-		p := NewPrefetchSource(&countSource{n: tc.n, err: tc.err})
+		p := NewPrefetch(&countSource{n: tc.n, err: tc.err}, func(j *Job, twice *float64) { *twice = 2 * j.Submit })
 		for i := 1; i <= tc.n; i++ {
-			j, err := p.Next()
-			if err != nil || j.ID != fmt.Sprint("j", i) {
-				t.Fatalf("n=%d: job %d: got %q, %v", tc.n, i, j.ID, err)
+			j, twice, err := p.Next()
+			if err != nil || j.ID != fmt.Sprint("j", i) || *twice != 2*float64(i) {
+				t.Fatalf("n=%d: job %d: got %v, %v, %v", tc.n, i, j, twice, err)
 			}
 		}
 		for range 2 { // the end is sticky
-			if _, err := p.Next(); !errors.Is(err, tc.err) {
+			if _, _, err := p.Next(); !errors.Is(err, tc.err) {
 				t.Fatalf("n=%d: end: got %v, want %v", tc.n, err, tc.err)
 			}
 		}
 		if got := p.ExtraColumns(); !slices.Equal(got, []string{"x"}) {
 			t.Fatalf("extra columns %v", got)
 		}
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
+		p.Stop()
 	}
 }
 
-func TestPrefetchSourceClosesWhileItsReaderIsAhead(t *testing.T) {
-	p := NewPrefetchSource(&countSource{n: 100 * asyncBatch, err: io.EOF})
-	if _, err := p.Next(); err != nil {
+func TestPrefetchStopsWhileItsReaderIsAhead(t *testing.T) {
+	p := NewPrefetch[struct{}](&countSource{n: 100 * asyncBatch, err: io.EOF}, nil)
+	if _, _, err := p.Next(); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Close(); err != nil { // must not hang on the blocked reader
-		t.Fatal(err)
-	}
+	p.Stop() // must not hang on the blocked reader
+	p.Stop() // and may be called again
 }

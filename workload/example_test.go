@@ -8,20 +8,22 @@ import (
 	"github.com/allot-sim/allot/workload"
 )
 
-// A prefetching source hands out the same jobs in the same order; the
-// jobs are made ahead on a goroutine of its own.
-func ExampleNewPrefetchSource() {
-	jobs := []workload.Job{{ID: "b", Submit: 20}, {ID: "a", Submit: 10}}
-	src := workload.NewPrefetchSource(workload.NewSliceSource(jobs, nil))
-	defer src.Close()
+// A prefetching reader hands out the same jobs in the same order, each
+// with what prepare made of it; both are made ahead, on a goroutine of its
+// own, while the caller works on earlier jobs.
+func ExampleNewPrefetch() {
+	jobs := []workload.Job{{ID: "b", Submit: 20, Accelerators: 8}, {ID: "a", Submit: 10, Accelerators: 16}}
+	nodes := func(j *workload.Job, n *int) { *n = int(j.Accelerators) / 8 } // 8 GPUs a node
+	p := workload.NewPrefetch(workload.NewSliceSource(jobs, nil), nodes)
+	defer p.Stop()
 	for {
-		j, err := src.Next()
+		j, n, err := p.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		fmt.Println(j.ID, j.Submit)
+		fmt.Println(j.ID, j.Submit, *n)
 	}
 	// Output:
-	// a 10
-	// b 20
+	// a 10 2
+	// b 20 1
 }

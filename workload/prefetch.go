@@ -115,31 +115,3 @@ func (p *Prefetch[T]) Stop() {
 	}
 	<-p.done
 }
-
-// PrefetchSource is a Prefetch with nothing to prepare, as a Source.
-type PrefetchSource struct{ p *Prefetch[struct{}] }
-
-// NewPrefetchSource starts reading src.
-func NewPrefetchSource(src Source) *PrefetchSource {
-	return &PrefetchSource{NewPrefetch[struct{}](src, nil)}
-}
-
-// Next returns the next job, or the source's error once its jobs are read.
-func (s *PrefetchSource) Next() (Job, error) {
-	j, _, err := s.p.Next()
-	if err != nil {
-		return Job{}, err
-	}
-	return *j, nil
-}
-
-// ExtraColumns is the source's.
-func (s *PrefetchSource) ExtraColumns() []string { return s.p.ExtraColumns() }
-
-// Close stops the reader and closes the source.
-func (s *PrefetchSource) Close() error {
-	s.p.Stop()
-	return s.p.src.Close()
-}
-
-var _ Source = (*PrefetchSource)(nil)

@@ -196,7 +196,8 @@ func (s *Sim) alloc() *job {
 		s.free = s.free[:n-1]
 		j := s.jobs[slot]
 		// gen keeps counting across reuse so stale events of the slot's
-		// previous job never match the new one.
+		// previous job never match the new one; its workload's node list is
+		// kept for the next (arrive hands it on again).
 		spare := j.w.Spare()
 		*j = job{slot: slot, types: j.types[:0], gen: j.gen + 1}
 		j.w.Reuse(spare)

@@ -1,7 +1,5 @@
 package reports
 
-import "math"
-
 // samples collects values in chunks that never move: appending does not
 // copy, so a 10M-job run does not hold a doubled slice while growing one.
 type samples struct {
@@ -60,7 +58,7 @@ func (h countHist) percentile(p float64) float64 {
 	if n == 0 {
 		return 0
 	}
-	rank := max(1, min(n, int(math.Ceil(p/100*float64(n)))))
+	rank := rankIndex(n, p) + 1 // how many counts reach it
 	seen := 0
 	for k, c := range h {
 		if seen += c; seen >= rank {
@@ -82,8 +80,7 @@ func waitStats(lists [][]float64) WaitStats {
 	if n == 0 {
 		return WaitStats{}
 	}
-	rank := func(p float64) int { return max(0, min(n, int(math.Ceil(p/100*float64(n))))-1) }
-	r50, r95, r99 := rank(50), rank(95), rank(99)
+	r50, r95, r99 := rankIndex(n, 50), rankIndex(n, 95), rankIndex(n, 99)
 	// A min-heap of the lists' heads; pos is how far each list is read.
 	h := make([]int, 0, len(lists))
 	pos := make([]int, len(lists))

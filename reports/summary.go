@@ -140,14 +140,13 @@ func percentile(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	k := int(math.Ceil(p/100*float64(len(sorted)))) - 1
-	if k < 0 {
-		k = 0
-	}
-	if k >= len(sorted) {
-		k = len(sorted) - 1
-	}
-	return sorted[k]
+	return sorted[rankIndex(len(sorted), p)]
+}
+
+// rankIndex is where the nearest-rank p-th percentile of n sorted values
+// sits (n > 0), counting from 0.
+func rankIndex(n int, p float64) int {
+	return max(0, min(n, int(math.Ceil(p/100*float64(n))))-1)
 }
 
 func mean(xs []float64) float64 {

@@ -190,22 +190,22 @@ func (s *Sim) readNext() error {
 	}
 }
 
-func (s *Sim) alloc() *job {
+// alloc returns a cleared job in a free slot, with what its slot's last
+// workload left for the next (nothing in a new slot).
+func (s *Sim) alloc() (*job, policies.Spare) {
 	if n := len(s.free); n > 0 {
 		slot := s.free[n-1]
 		s.free = s.free[:n-1]
 		j := s.jobs[slot]
 		// gen keeps counting across reuse so stale events of the slot's
-		// previous job never match the new one; its workload's node list is
-		// kept for the next (arrive hands it on again).
+		// previous job never match the new one.
 		spare := j.w.Spare()
 		*j = job{slot: slot, types: j.types[:0], gen: j.gen + 1}
-		j.w.Reuse(spare)
-		return j
+		return j, spare
 	}
 	j := &job{slot: int32(len(s.jobs))}
 	s.jobs = append(s.jobs, j)
-	return j
+	return j, policies.Spare{}
 }
 
 func (s *Sim) release(j *job) {
@@ -215,7 +215,7 @@ func (s *Sim) release(j *job) {
 
 func (s *Sim) arrive() error {
 	in, k := s.next, s.nextIn // k was worked out when the job was read
-	j := s.alloc()
+	j, spare := s.alloc()
 	j.in = *in
 	j.seq = s.seq
 	s.seq++
@@ -225,14 +225,13 @@ func (s *Sim) arrive() error {
 	j.pendSince = in.Submit
 	j.work = in.Duration * k.ref
 	j.factor = k.factor
-	spare := j.w.Spare() // a reused slot's lists, kept: admission allocates none
 	j.w = policies.Workload{
 		Tag: j.slot, Seq: j.seq, Queue: int(j.team), User: k.user, Priority: k.prio, Order: in.Submit,
 		Req:                policies.Request{Accel: policies.ToQty(in.Accelerators), VCPU: policies.ToQty(in.VCPUs), Mem: policies.ToQty(in.MemoryGiB), Compatible: k.comp},
 		Estimate:           j.work * j.factor,
 		CheckpointInterval: in.CheckpointInterval,
 	}
-	j.w.Reuse(spare)
+	j.w.Reuse(spare) // the slot's last node list: admission allocates none
 	if err := s.core.Submit(&j.w); err != nil {
 		return err
 	}

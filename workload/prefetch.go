@@ -46,7 +46,7 @@ func (p *Prefetch[T]) read() {
 		var b *prefetchBatch[T]
 		select {
 		case b = <-p.free:
-			clear(b.jobs[:cap(b.jobs)]) // drop the old jobs' strings here, not on the reading goroutine
+			clear(b.jobs[:cap(b.jobs)]) // drop the old jobs' strings here, not on the goroutine taking them
 			clear(b.prep[:cap(b.prep)])
 			b.jobs, b.prep = b.jobs[:0], b.prep[:0]
 		default:

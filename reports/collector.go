@@ -42,7 +42,8 @@ type Collector struct {
 	preemptTeam []int
 	failWin     int
 
-	waitTeam []samples
+	waitTeam []samples  // waits of the team's jobs that started
+	openTeam []samples  // open waits of the team's jobs never started
 	byClass  []classAcc // by priority class index, grown as classes come
 	ppj      countHist  // preemptions per job
 	counts   JobCounts
@@ -120,6 +121,7 @@ func (c *Collector) Begin(info *workload.RunInfo) error {
 	}
 	c.preemptTeam = make([]int, c.nM)
 	c.waitTeam = make([]samples, c.nM)
+	c.openTeam = make([]samples, c.nM)
 	c.teamDone = make([]int, c.nM)
 	c.teamSub = make([]int, c.nM)
 	c.teamLost = make([]float64, c.nM)
@@ -269,6 +271,9 @@ func (c *Collector) Job(r *workload.JobRecord) {
 		cls.started++
 		c.waitTeam[r.Team].add(r.Wait)
 		cls.waits.add(r.Wait)
+	} else {
+		c.openTeam[r.Team].add(r.Wait)
+		cls.open.add(r.Wait)
 	}
 }
 
@@ -276,6 +281,7 @@ func (c *Collector) Job(r *workload.JobRecord) {
 type classAcc struct {
 	submitted, started int
 	waits              samples // of the jobs that started
+	open               samples // open waits of the jobs never started
 }
 
 func (c *Collector) class(cls int32) *classAcc {
@@ -318,10 +324,10 @@ func (c *Collector) End(end *workload.RunEnd) error {
 func (c *Collector) sortWaits() {
 	var all []*samples
 	for m := range c.waitTeam {
-		all = append(all, &c.waitTeam[m])
+		all = append(all, &c.waitTeam[m], &c.openTeam[m])
 	}
 	for cls := range c.byClass {
-		all = append(all, &c.byClass[cls].waits)
+		all = append(all, &c.byClass[cls].waits, &c.byClass[cls].open)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].n > all[j].n })
 	next := make(chan *samples, len(all))
@@ -412,11 +418,15 @@ func (c *Collector) makeSummary() *Summary {
 
 	// Waits.
 	c.sortWaits()
-	lists := make([][]float64, c.nM)
+	lists, open := make([][]float64, c.nM), make([][]float64, c.nM)
 	for m := range c.waitTeam {
-		lists[m] = c.waitTeam[m].values()
+		lists[m], open[m] = c.waitTeam[m].values(), c.openTeam[m].values()
 	}
 	s.WaitS = waitStats(lists)
+	s.WaitAllS = waitAll(lists, open)
+	if s.Jobs.Submitted > 0 {
+		s.Jobs.UnstartedShare = float64(s.WaitAllS.Unstarted) / float64(s.Jobs.Submitted)
+	}
 
 	// Teams.
 	quotaSum := make([]float64, c.nM)
@@ -430,7 +440,7 @@ func (c *Collector) makeSummary() *Summary {
 	}
 	var xs []float64
 	for m, tm := range info.Teams {
-		ts := TeamStats{WaitS: shortWait(c.waitTeam[m].values()), JobsCompleted: c.teamDone[m], Preemptions: c.preemptTeam[m],
+		ts := TeamStats{WaitS: shortWait(lists[m]), WaitAllS: shortWaitAll(lists[m], open[m]), JobsCompleted: c.teamDone[m], Preemptions: c.preemptTeam[m],
 			JobsSubmitted: c.teamSub[m], LostAccHours: c.teamLost[m] / 3600}
 		if allocAll > 0 {
 			ts.UsageShare = teamAlloc[m] / allocAll
@@ -446,7 +456,9 @@ func (c *Collector) makeSummary() *Summary {
 			ts.LentMean += g.window(c.lent[t][m]) / win
 		}
 		if ts.EntitledShare > 0 {
-			xs = append(xs, ts.UsageShare/ts.EntitledShare)
+			x := ts.UsageShare / ts.EntitledShare
+			ts.UsageVsEntitled = &x
+			xs = append(xs, x)
 		}
 		s.ByTeam[tm.Name] = ts
 	}
@@ -455,11 +467,10 @@ func (c *Collector) makeSummary() *Summary {
 	// Priority classes.
 	for cls := range c.byClass {
 		a := &c.byClass[cls]
-		switch {
-		case a.started > 0:
-			s.ByPriorityClass[className(info, int32(cls))] = ClassStats{WaitS: shortWait(a.waits.values()), JobsSubmitted: a.submitted, JobsStarted: a.started}
-		case a.submitted > 0:
-			s.ByPriorityClass[className(info, int32(cls))] = ClassStats{JobsSubmitted: a.submitted}
+		if a.submitted > 0 {
+			w := a.waits.values()
+			s.ByPriorityClass[className(info, int32(cls))] = ClassStats{WaitS: shortWait(w), WaitAllS: shortWaitAll(w, a.open.values()),
+				JobsSubmitted: a.submitted, JobsStarted: a.started}
 		}
 	}
 

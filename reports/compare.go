@@ -43,6 +43,7 @@ type VariantResult struct {
 	Pending     []float64          `json:"pending_jobs"`
 	WaitQ       []float64          `json:"wait_quantiles_s"` // at i/(len-1)
 	UsageShare  map[string]float64 `json:"usage_share"`
+	Objectives  []VariantObjective `json:"objectives,omitempty"`
 }
 
 // Stat is a mean with a 95% confidence interval (NaN bounds for one run).
@@ -63,21 +64,33 @@ type KPIRow struct {
 }
 
 // headline lists the compared figures: summary path, label, higher better.
+// Waits over every job (wait_all_s) come before waits over started jobs, so
+// that a policy that starves work cannot look best by leaving it out.
 var headline = []struct {
 	key, label string
 	higher     bool
 }{
-	{"utilization.mean", "utilisation, mean", true},
 	{"utilization.p95_bucket", "utilisation, peak (p95 bucket)", true},
+	{"utilization.mean", "utilisation, mean", true},
 	{"goodput", "goodput", true},
-	{"wait_s.mean", "wait, mean", false},
-	{"wait_s.p95", "wait, p95", false},
-	{"fairness.jain", "fairness (Jain)", true},
-	{"preemptions", "preemptions", false},
+	{"wait_all_s.mean", "wait, mean (all jobs)", false},
+	{"wait_all_s.p95", "wait, p95 (all jobs)", false},
+	{classWaitKey, "", false}, // one row per priority class
+	{"wait_s.p95", "wait, p95 (started jobs only)", false},
+	{"jobs.unstarted_share", "jobs never started", false},
 	{"jobs.completed", "jobs completed", true},
-	{"jobs.pending_at_end", "jobs pending at the end", false},
+	{"preemptions", "preemptions", false},
+	{"fairness.jain", "fairness (Jain)", true},
 	{"cost.usd_per_useful_accelerator_hour", "USD per useful accelerator-hour", false},
 }
+
+// classWaitKey stands in the headline for one row per priority class that
+// every run has: its p95 wait over all its jobs.
+const classWaitKey = "by_priority_class.*.wait_all_s.p95"
+
+// UnstartedWarnShare is the share of never-started jobs above which a
+// comparison warns that wait_s flatters the variant.
+const UnstartedWarnShare = 0.01
 
 // meanCI is the mean of xs with a Student-t 95% interval.
 func meanCI(xs []float64) Stat {
@@ -164,39 +177,138 @@ func (v *VariantResult) Add(rc *RunContribution) {
 	}
 }
 
-// Finish computes the KPI table.
+// Finish computes the KPI table and each variant's objectives.
 func (c *Comparison) Finish() error {
 	c.KPIs = nil
 	for _, h := range headline {
 		if strings.HasPrefix(h.key, "cost.") && !c.anyPriced() {
 			continue // no type has a price: every cost is 0 and says nothing
 		}
-		row := KPIRow{Key: h.key, Label: h.label, Higher: h.higher}
-		var first []float64
-		for i, v := range c.Variants {
-			xs := make([]float64, len(v.Summaries))
-			for j, s := range v.Summaries {
-				x, err := Lookup(s, h.key)
-				if err != nil {
+		if h.key == classWaitKey {
+			for _, cls := range c.commonClasses() {
+				key := "by_priority_class." + cls + ".wait_all_s.p95"
+				if err := c.addKPI(key, "wait, p95 (all jobs), "+cls, h.higher); err != nil {
 					return err
 				}
-				xs[j] = x
 			}
-			row.Values = append(row.Values, meanCI(xs))
-			if i == 0 {
-				first = xs
-				row.Diffs = append(row.Diffs, Stat{})
-				continue
-			}
-			diffs := make([]float64, min(len(xs), len(first)))
-			for j := range diffs {
-				diffs[j] = xs[j] - first[j]
-			}
-			row.Diffs = append(row.Diffs, meanCI(diffs))
+			continue
 		}
-		c.KPIs = append(c.KPIs, row)
+		if err := c.addKPI(h.key, h.label, h.higher); err != nil {
+			return err
+		}
+	}
+	for _, v := range c.Variants {
+		v.Objectives = variantObjectives(v.Summaries)
 	}
 	return nil
+}
+
+func (c *Comparison) addKPI(key, label string, higher bool) error {
+	row := KPIRow{Key: key, Label: label, Higher: higher}
+	var first []float64
+	for i, v := range c.Variants {
+		xs := make([]float64, len(v.Summaries))
+		for j, s := range v.Summaries {
+			x, err := Lookup(s, key)
+			if err != nil {
+				return err
+			}
+			xs[j] = x
+		}
+		row.Values = append(row.Values, meanCI(xs))
+		if i == 0 {
+			first = xs
+			row.Diffs = append(row.Diffs, Stat{})
+			continue
+		}
+		diffs := make([]float64, min(len(xs), len(first)))
+		for j := range diffs {
+			diffs[j] = xs[j] - first[j]
+		}
+		row.Diffs = append(row.Diffs, meanCI(diffs))
+	}
+	c.KPIs = append(c.KPIs, row)
+	return nil
+}
+
+// commonClasses lists the priority classes every run has jobs of, by name.
+func (c *Comparison) commonClasses() []string {
+	count := map[string]int{}
+	runs := 0
+	for _, v := range c.Variants {
+		for _, s := range v.Summaries {
+			runs++
+			for cls := range s.ByPriorityClass {
+				count[cls]++
+			}
+		}
+	}
+	var out []string
+	for cls, n := range count {
+		if n == runs && len(count) > 1 {
+			out = append(out, cls)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// VariantObjective is one objective over a variant's seeds.
+type VariantObjective struct {
+	Objective string  `json:"objective"`
+	Path      string  `json:"path"`
+	Op        string  `json:"op"`
+	Target    float64 `json:"target"`
+	Value     Stat    `json:"value"`     // the measured value over seeds
+	Met       bool    `json:"met"`       // met on every seed
+	MetSeeds  int     `json:"met_seeds"` // on how many seeds it was met
+}
+
+// variantObjectives gathers the objectives of a variant's runs, in the
+// order the scenario lists them.
+func variantObjectives(runs []*Summary) []VariantObjective {
+	if len(runs) == 0 {
+		return nil
+	}
+	var out []VariantObjective
+	for i, o := range runs[0].Objectives {
+		vo := VariantObjective{Objective: o.Objective, Path: o.Path, Op: o.Op, Target: o.Target, Met: true}
+		var xs []float64
+		for _, s := range runs {
+			if i >= len(s.Objectives) {
+				continue
+			}
+			r := s.Objectives[i]
+			xs = append(xs, r.Value)
+			if r.Met {
+				vo.MetSeeds++
+			} else {
+				vo.Met = false
+			}
+		}
+		vo.Value = meanCI(xs)
+		out = append(out, vo)
+	}
+	return out
+}
+
+// Warnings are what a reader of the comparison must not miss: variants
+// that never started more than UnstartedWarnShare of their jobs, whose
+// wait_s leaves those jobs out.
+func (c *Comparison) Warnings() []string {
+	var out []string
+	for _, v := range c.Variants {
+		n, sub := 0, 0
+		for _, s := range v.Summaries {
+			n += s.WaitAllS.Unstarted
+			sub += s.Jobs.Submitted
+		}
+		if sub > 0 && float64(n)/float64(sub) > UnstartedWarnShare {
+			out = append(out, fmt.Sprintf("%s never started %s of the window's jobs (%s of %s over %d seeds): its wait_s counts only the jobs that started; compare wait_all_s and jobs.unstarted_share",
+				v.Name, FormatValue("jobs.unstarted_share", float64(n)/float64(sub)), Thousands(float64(n), 0), Thousands(float64(sub), 0), len(v.Summaries)))
+		}
+	}
+	return out
 }
 
 func (c *Comparison) anyPriced() bool {
@@ -210,20 +322,13 @@ func (c *Comparison) anyPriced() bool {
 	return false
 }
 
-// FormatStat prints a mean with its interval.
+// FormatStat prints a mean with its interval, in the key's unit.
 func FormatStat(s Stat, key string) string {
 	f := func(x float64) string {
-		switch {
-		case strings.HasPrefix(key, "utilization") || key == "goodput":
-			return fmt.Sprintf("%.1f%%", 100*x)
-		case strings.HasPrefix(key, "wait_s"):
-			return FmtDuration(math.Abs(x))
-		case key == "fairness.jain":
+		if key == "fairness.jain" {
 			return fmt.Sprintf("%.3f", x)
-		case strings.HasPrefix(key, "cost"):
-			return fmt.Sprintf("$%.2f", x)
 		}
-		return fmt.Sprintf("%.0f", x)
+		return FormatValue(key, x)
 	}
 	if math.IsNaN(s.Lo) {
 		return f(s.Mean)
@@ -231,11 +336,19 @@ func FormatStat(s Stat, key string) string {
 	return fmt.Sprintf("%s ± %s", f(s.Mean), f((s.Hi-s.Lo)/2))
 }
 
-// FormatDiff prints a difference to the first variant.
+// FormatDiff prints a difference to the first variant; differences of
+// fractions are in percentage points.
 func FormatDiff(s Stat, key string) string {
 	sign := "+"
 	if s.Mean < 0 {
-		sign = "-"
+		sign = "−"
+	}
+	if UnitOf(key) == UnitFraction {
+		pp := func(x float64) string { return fmt.Sprintf("%.1f pp", 100*x) }
+		if math.IsNaN(s.Lo) {
+			return sign + pp(math.Abs(s.Mean))
+		}
+		return sign + pp(math.Abs(s.Mean)) + " ± " + pp((s.Hi-s.Lo)/2)
 	}
 	abs := Stat{Mean: math.Abs(s.Mean), Lo: s.Lo, Hi: s.Hi}
 	return sign + FormatStat(abs, key)
@@ -256,6 +369,44 @@ func (c *Comparison) Table() (head []string, rows [][]string) {
 			r = append(r, FormatStat(k.Values[i], k.Key))
 			if i > 0 {
 				r = append(r, FormatDiff(k.Diffs[i], k.Key))
+			}
+		}
+		rows = append(rows, r)
+	}
+	return head, rows
+}
+
+// ObjectivesTable has a row per objective and a column per variant: the
+// value in the objective's unit and whether it was met on every seed.
+func (c *Comparison) ObjectivesTable() (head []string, rows [][]string) {
+	head = []string{"objective"}
+	var order []string
+	cells := map[string][]string{}
+	for i, v := range c.Variants {
+		head = append(head, v.Name)
+		for _, o := range v.Objectives {
+			key := o.Path + " " + o.Op + " " + fmt.Sprint(o.Target)
+			if _, ok := cells[key]; !ok {
+				order = append(order, key)
+				sym := map[string]string{"<=": "≤", ">=": "≥", "<": "<", ">": ">"}[o.Op]
+				cells[key] = make([]string, 1+len(c.Variants))
+				cells[key][0] = o.Path + " " + sym + " " + FormatTarget(o.Path, o.Target)
+			}
+			verdict := "met"
+			if !o.Met {
+				verdict = "NOT met"
+				if n := len(v.Summaries); n > 1 {
+					verdict += fmt.Sprintf(" (%d/%d seeds)", o.MetSeeds, n)
+				}
+			}
+			cells[key][1+i] = FormatValue(o.Path, o.Value.Mean) + ": " + verdict
+		}
+	}
+	for _, k := range order {
+		r := cells[k]
+		for i := range r[1:] {
+			if r[1+i] == "" {
+				r[1+i] = "-"
 			}
 		}
 		rows = append(rows, r)

@@ -21,6 +21,7 @@ type Summary struct {
 	Utilization       Utilization           `json:"utilization"`
 	Goodput           float64               `json:"goodput"`
 	WaitS             WaitStats             `json:"wait_s"`
+	WaitAllS          WaitAllStats          `json:"wait_all_s"`
 	ByTeam            map[string]TeamStats  `json:"by_team"`
 	ByPriorityClass   map[string]ClassStats `json:"by_priority_class"`
 	Fairness          Fairness              `json:"fairness"`
@@ -46,6 +47,9 @@ type JobCounts struct {
 	RunningAtEnd   int `json:"running_at_end"`
 	PendingAtEnd   int `json:"pending_at_end"`
 	SkippedInvalid int `json:"skipped_invalid"`
+	// UnstartedShare is the share of the window's jobs that never started:
+	// a policy that starves work cannot hide it behind a short wait_s.
+	UnstartedShare float64 `json:"unstarted_share"`
 }
 
 // Dist3 is a median, 95th percentile and maximum.
@@ -72,6 +76,26 @@ type WaitStats struct {
 	Max  float64 `json:"max"`
 }
 
+// WaitAllStats describes the waits of every job submitted in the window: a
+// job never started counts its wait up to the horizon, so with Unstarted
+// above 0 these are lower bounds.
+type WaitAllStats struct {
+	Mean      float64 `json:"mean"`
+	P50       float64 `json:"p50"`
+	P95       float64 `json:"p95"`
+	P99       float64 `json:"p99"`
+	Max       float64 `json:"max"`
+	Unstarted int     `json:"unstarted"`
+}
+
+// ShortWaitAll is the per-team and per-class WaitAllStats.
+type ShortWaitAll struct {
+	Mean      float64 `json:"mean"`
+	P95       float64 `json:"p95"`
+	Max       float64 `json:"max"`
+	Unstarted int     `json:"unstarted"`
+}
+
 // ShortWait is the per-team and per-class wait summary.
 type ShortWait struct {
 	Mean float64 `json:"mean"`
@@ -81,22 +105,27 @@ type ShortWait struct {
 
 // TeamStats is one team's share of the run.
 type TeamStats struct {
-	WaitS         ShortWait `json:"wait_s"`
-	UsageShare    float64   `json:"usage_share"`
-	EntitledShare float64   `json:"entitled_share"`
-	BorrowedMean  float64   `json:"borrowed_mean"`
-	LentMean      float64   `json:"lent_mean"`
-	JobsCompleted int       `json:"jobs_completed"`
-	Preemptions   int       `json:"preemptions"`
-	JobsSubmitted int       `json:"jobs_submitted"`
-	LostAccHours  float64   `json:"lost_accelerator_hours"`
+	WaitS    ShortWait    `json:"wait_s"`
+	WaitAllS ShortWaitAll `json:"wait_all_s"`
+	// UsageVsEntitled is UsageShare ÷ EntitledShare, absent where the
+	// team is entitled to nothing.
+	UsageVsEntitled *float64 `json:"usage_vs_entitled,omitempty"`
+	UsageShare      float64  `json:"usage_share"`
+	EntitledShare   float64  `json:"entitled_share"`
+	BorrowedMean    float64  `json:"borrowed_mean"`
+	LentMean        float64  `json:"lent_mean"`
+	JobsCompleted   int      `json:"jobs_completed"`
+	Preemptions     int      `json:"preemptions"`
+	JobsSubmitted   int      `json:"jobs_submitted"`
+	LostAccHours    float64  `json:"lost_accelerator_hours"`
 }
 
 // ClassStats is one priority class's waits.
 type ClassStats struct {
-	WaitS         ShortWait `json:"wait_s"`
-	JobsSubmitted int       `json:"jobs_submitted"`
-	JobsStarted   int       `json:"jobs_started"`
+	WaitS         ShortWait    `json:"wait_s"`
+	WaitAllS      ShortWaitAll `json:"wait_all_s"`
+	JobsSubmitted int          `json:"jobs_submitted"`
+	JobsStarted   int          `json:"jobs_started"`
 }
 
 // Fairness is Jain's index of usage against entitlement.
@@ -133,6 +162,16 @@ type ObjectiveResult struct {
 	Objective string  `json:"objective"`
 	Value     float64 `json:"value"`
 	Met       bool    `json:"met"`
+	// Path, Op and Target are the objective's parts, so that it can be
+	// written in its own units from the summary alone.
+	Path   string  `json:"path"`
+	Op     string  `json:"op"`
+	Target float64 `json:"target"`
+	// At is the key a wildcard objective's value was read from: the worst
+	// of its matches.
+	At string `json:"at,omitempty"`
+	// Error says why the value could not be read (Met is then false).
+	Error string `json:"error,omitempty"`
 }
 
 // percentile is the nearest-rank p-th percentile of sorted values.
@@ -182,4 +221,22 @@ func jain(xs []float64) float64 {
 		return 0
 	}
 	return s * s / (float64(len(xs)) * s2)
+}
+
+// waitAll summarises the waits of started jobs together with the open waits
+// of jobs never started, all held in ascending lists.
+func waitAll(started, unstarted [][]float64) WaitAllStats {
+	lists := append(append(make([][]float64, 0, len(started)+len(unstarted)), started...), unstarted...)
+	ws := waitStats(lists)
+	n := 0
+	for _, l := range unstarted {
+		n += len(l)
+	}
+	return WaitAllStats{Mean: ws.Mean, P50: ws.P50, P95: ws.P95, P99: ws.P99, Max: ws.Max, Unstarted: n}
+}
+
+// shortWaitAll is waitAll for one team or class.
+func shortWaitAll(started, unstarted []float64) ShortWaitAll {
+	ws := waitAll([][]float64{started}, [][]float64{unstarted})
+	return ShortWaitAll{Mean: ws.Mean, P95: ws.P95, Max: ws.Max, Unstarted: ws.Unstarted}
 }

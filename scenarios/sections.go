@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,7 +29,7 @@ func (b *builder) workload() error {
 			p = filepath.Join(b.dir, p)
 		}
 		if _, err := os.Stat(p); err != nil {
-			return b.errf(w.Line, "workload.trace: %v", err)
+			return b.errf(w.Line, "workload.trace: %v%s", err, missingTraceHint(p, err))
 		}
 		s.TracePath = p
 		return nil
@@ -310,4 +312,16 @@ func (b *builder) objectives() error {
 		b.s.Objectives = append(b.s.Objectives, o)
 	}
 	return nil
+}
+
+// missingTraceHint says how to make a trace that is not there: the replay
+// scenarios' traces come from `make traces`, any other from an import.
+func missingTraceHint(path string, err error) string {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if filepath.Base(filepath.Dir(path)) == "traces" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "replay" {
+		return " (the replay scenarios' traces are imported from the public traces by `make traces`: run it first)"
+	}
+	return " (make one with `allot trace import` or `allot trace gen`)"
 }

@@ -62,9 +62,17 @@ each figure.`,
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%g\t%s\t%g\t%g\t%s\t%.2f\n", e.Name, e.AcceleratorModel, e.Accelerators, e.AccelMemoryGiB,
 					e.Resource, e.VCPUs, e.MemoryGiB, price, e.Speed)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintln(w, "\nSOURCES")
+			for _, e := range out {
+				fmt.Fprintf(w, "  %s: %s\n", e.Name, e.Source)
+			}
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as a JSON array, with sources")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as a JSON array")
 	return cmd
 }

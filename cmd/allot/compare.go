@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
@@ -188,6 +191,7 @@ func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error
 	if err := sim.Run(in, col); err != nil {
 		return nil, err
 	}
+	checkObjectives(col.Summary(), s.Objectives)
 	return reports.Contribution(seed, col.Data()), nil
 }
 
@@ -201,25 +205,65 @@ func showComparison(w io.Writer, c *reports.Comparison, outDir string, asJSON bo
 	if asJSON {
 		return printJSON(w, c)
 	}
+	fmt.Fprintln(w, comparisonTitle(c))
+	fmt.Fprintln(w)
 	head, rows := c.Table()
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for i, h := range head {
-		fmt.Fprint(tw, h, "\t")
-		if i == len(head)-1 {
-			fmt.Fprintln(tw)
-		}
+	writeTable(w, head, rows)
+	seeds := 0
+	if len(c.Variants) > 0 {
+		seeds = len(c.Variants[0].Seeds)
 	}
+	fmt.Fprintf(w, "\n%d seeds per variant; ± is the 95%% confidence interval; differences are paired by seed; pp = percentage points.\n", seeds)
+	if head, rows := c.ObjectivesTable(); len(rows) > 0 {
+		fmt.Fprintln(w)
+		writeTable(w, head, rows)
+	}
+	for _, warn := range c.Warnings() {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	}
+	return nil
+}
+
+// writeTable prints a table with its first column aligned left and the
+// others right, as figures are.
+func writeTable(w io.Writer, head []string, rows [][]string) {
+	width := utf8.RuneCountInString(head[0])
 	for _, r := range rows {
-		for _, cell := range r {
+		width = max(width, utf8.RuneCountInString(r[0]))
+	}
+	pad := func(s string) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, r := range append([][]string{head}, rows...) {
+		fmt.Fprint(tw, pad(r[0]), "\t")
+		for _, cell := range r[1:] {
 			fmt.Fprint(tw, cell, "\t")
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	seeds := 0
-	if len(c.Variants) > 0 {
-		seeds = len(c.Variants[0].Seeds)
+}
+
+// comparisonTitle says what is compared: "amazon-search: fifo against
+// quota, 5 seeds, days 7 to 60".
+func comparisonTitle(c *reports.Comparison) string {
+	var names, scens []string
+	for _, v := range c.Variants {
+		names = append(names, v.Name)
+		if !slices.Contains(scens, v.Scenario) {
+			scens = append(scens, v.Scenario)
+		}
 	}
-	fmt.Fprintf(w, "\n%d seeds per variant; ± is the 95%% confidence interval; differences are paired by seed.\n", seeds)
-	return nil
+	t := strings.Join(names, " against ")
+	if len(scens) == 1 {
+		t = scens[0] + ": " + t
+	}
+	if len(c.Variants) > 0 {
+		v := c.Variants[0]
+		t += fmt.Sprintf(", %d seeds", len(v.Seeds))
+		if len(v.Summaries) > 0 {
+			w := v.Summaries[0].WindowS
+			t += fmt.Sprintf(", days %s to %s", trimFloat(w[0]/86400), trimFloat(w[1]/86400))
+		}
+	}
+	return t
 }

@@ -86,10 +86,12 @@ and predicts what that decision does before anyone runs it.`,
   allot catalog`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(fmt.Errorf("%s: %w", c.CommandPath(), err)) })
-	root.AddCommand(newSimCmd(), newCompareCmd(), newReportCmd(), newCatalogCmd(), newTraceCmd(), newCycleCmd(), newSweepCmd())
+	root.AddCommand(newSimCmd(), newCompareCmd(), newReportCmd(), newCatalogCmd(), newTraceCmd(), newCycleCmd(), newSweepCmd(), newVersionCmd())
 	return root
 }

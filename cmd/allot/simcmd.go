@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/allot-sim/allot/reports"
@@ -86,22 +87,28 @@ quota) or a policy file; --out writes the run's files.`,
 				return err
 			}
 			sum := col.Summary()
-			checkObjectives(sum, s.Objectives)
+			allMet := checkObjectives(sum, s.Objectives)
 			if outDir != "" {
 				if err := reports.WriteRun(outDir, col.Data()); err != nil {
 					return err
 				}
 				if !asJSON {
-					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s/{%s,%s,%s,%s,%s}\n", outDir, reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
+					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s,%s}\n", dirPrefix(outDir), reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
 				}
 			}
 			if stats { // after the outputs, so peak memory includes them
 				printStats(cmd.ErrOrStderr(), s.Name, sum)
 			}
 			if asJSON {
-				return printJSON(cmd.OutOrStdout(), sum)
+				if err := printJSON(cmd.OutOrStdout(), sum); err != nil {
+					return err
+				}
+			} else {
+				printSummary(cmd.OutOrStdout(), sum)
 			}
-			printSummary(cmd.OutOrStdout(), sum)
+			if !allMet {
+				return unmetObjectives(sum.Objectives)
+			}
 			return nil
 		},
 	}
@@ -121,62 +128,83 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func hours(s float64) string {
+func printSummary(w io.Writer, s *reports.Summary) {
+	n := func(x int) string { return reports.Thousands(float64(x), 0) }
+	d := reports.HumanDuration
+	pc := func(x float64) string { return reports.FormatValue("utilization.mean", x) }
+	fmt.Fprintf(w, "%s: policy %s, seed %d, days %s to %s, %s accelerators\n\n", s.Scenario, s.Policy, s.Seed,
+		trimFloat(s.WindowS[0]/86400), trimFloat(s.WindowS[1]/86400), n(s.Capacity.Accelerators))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	j := s.Jobs
+	fmt.Fprintf(tw, "jobs\t%s submitted: %s started, %s completed, %s failed; %s running and %s pending at the end\n",
+		n(j.Submitted), n(j.Started), n(j.Completed), n(j.Failed), n(j.RunningAtEnd), n(j.PendingAtEnd))
+	fmt.Fprintf(tw, "utilisation\tmean %s, peak (p95 of %s buckets) %s, max %s\n", pc(s.Utilization.Mean), d(s.BucketS), pc(s.Utilization.P95Bucket), pc(s.Utilization.MaxBucket))
+	fmt.Fprintf(tw, "goodput\t%s of installed accelerator-time\n", pc(s.Goodput))
+	wa := s.WaitAllS
+	fmt.Fprintf(tw, "wait, all jobs\tmean %s, p50 %s, p95 %s, p99 %s, max %s; %s never started (%s)\n",
+		d(wa.Mean), d(wa.P50), d(wa.P95), d(wa.P99), d(wa.Max), n(wa.Unstarted), pc(j.UnstartedShare))
+	fmt.Fprintf(tw, "wait, started jobs\tmean %s, p50 %s, p95 %s, p99 %s, max %s\n", d(s.WaitS.Mean), d(s.WaitS.P50), d(s.WaitS.P95), d(s.WaitS.P99), d(s.WaitS.Max))
+	fmt.Fprintf(tw, "preemptions\t%s (per job p95 %.0f, max %.0f); node failures %s\n", n(s.Preemptions), s.PreemptionsPerJob.P95, s.PreemptionsPerJob.Max, n(s.NodeFailures))
+	fmt.Fprintf(tw, "fairness\tJain %.3f\n", s.Fairness.Jain)
 	switch {
-	case s < 120:
-		return fmt.Sprintf("%.0fs", s)
-	case s < 7200:
-		return fmt.Sprintf("%.1fm", s/60)
+	case s.Cost.USD == 0 && len(s.Cost.UnpricedTypes) > 0:
+		fmt.Fprintf(tw, "cost\tunpriced (no price for %s)\n", strings.Join(s.Cost.UnpricedTypes, ", "))
+	case len(s.Cost.UnpricedTypes) > 0:
+		fmt.Fprintf(tw, "cost\t$%s, $%.2f per useful accelerator-hour (leaving out unpriced %s)\n", reports.Thousands(s.Cost.USD, 0), s.Cost.USDPerUsefulAcceleratorHour, strings.Join(s.Cost.UnpricedTypes, ", "))
 	default:
-		return fmt.Sprintf("%.1fh", s/3600)
+		fmt.Fprintf(tw, "cost\t$%s, $%.2f per useful accelerator-hour\n", reports.Thousands(s.Cost.USD, 0), s.Cost.USDPerUsefulAcceleratorHour)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+
+	head := []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed", "lent", "mean wait", "p95 wait", "never started", "preempted"}
+	var rows [][]string
+	for _, name := range sortedNames(s.ByTeam) {
+		t := s.ByTeam[name]
+		ratio := "-"
+		if t.UsageVsEntitled != nil {
+			ratio = fmt.Sprintf("%.2f", *t.UsageVsEntitled)
+		}
+		rows = append(rows, []string{name, pc(t.UsageShare), pc(t.EntitledShare), ratio, fmt.Sprintf("%.1f", t.BorrowedMean), fmt.Sprintf("%.1f", t.LentMean),
+			d(t.WaitAllS.Mean), d(t.WaitAllS.P95), n(t.WaitAllS.Unstarted), n(t.Preemptions)})
+	}
+	writeTable(w, head, rows)
+	fmt.Fprintln(w)
+	head = []string{"priority class", "jobs", "started", "mean wait", "p95 wait", "max wait", "never started"}
+	rows = rows[:0]
+	for _, name := range sortedNames(s.ByPriorityClass) {
+		c := s.ByPriorityClass[name]
+		rows = append(rows, []string{name, n(c.JobsSubmitted), n(c.JobsStarted), d(c.WaitAllS.Mean), d(c.WaitAllS.P95), d(c.WaitAllS.Max), n(c.WaitAllS.Unstarted)})
+	}
+	writeTable(w, head, rows)
+	fmt.Fprintln(w, "(waits over all jobs: a job never started counts its wait up to the end of the window)")
+	if len(s.Objectives) > 0 {
+		fmt.Fprintln(w, "\nobjectives")
+		for _, o := range s.Objectives {
+			fmt.Fprintln(w, "  "+reports.FormatObjective(o))
+		}
+	}
+	if f := s.Fidelity; f != nil {
+		fmt.Fprintln(w, "\nreplay fidelity")
+		for _, l := range reports.FidelityText(f) {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
+	if j.UnstartedShare > reports.UnstartedWarnShare {
+		fmt.Fprintf(w, "\nwarning: %s of the window's jobs (%s of %s) never started: wait_s counts only the jobs that started; read the waits over all jobs\n",
+			pc(j.UnstartedShare), n(wa.Unstarted), n(j.Submitted))
 	}
 }
 
-func printSummary(w io.Writer, s *reports.Summary) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "scenario\t%s (policy %s, seed %d)\n", s.Scenario, s.Policy, s.Seed)
-	fmt.Fprintf(tw, "window\t%s to %s\n", fmtDays(s.WindowS[0]), fmtDays(s.WindowS[1]))
-	fmt.Fprintf(tw, "capacity\t%d accelerators\n", s.Capacity.Accelerators)
-	fmt.Fprintf(tw, "jobs\t%d submitted, %d started, %d completed, %d failed, %d running and %d pending at the end\n",
-		s.Jobs.Submitted, s.Jobs.Started, s.Jobs.Completed, s.Jobs.Failed, s.Jobs.RunningAtEnd, s.Jobs.PendingAtEnd)
-	fmt.Fprintf(tw, "utilisation\tmean %.1f%%, peak (p95 of %s buckets) %.1f%%, max %.1f%%\n", 100*s.Utilization.Mean, hours(s.BucketS), 100*s.Utilization.P95Bucket, 100*s.Utilization.MaxBucket)
-	fmt.Fprintf(tw, "goodput\t%.1f%% of installed accelerator-time\n", 100*s.Goodput)
-	fmt.Fprintf(tw, "wait\tmean %s, p50 %s, p95 %s, p99 %s, max %s\n", hours(s.WaitS.Mean), hours(s.WaitS.P50), hours(s.WaitS.P95), hours(s.WaitS.P99), hours(s.WaitS.Max))
-	fmt.Fprintf(tw, "preemptions\t%d (per job p95 %.0f, max %.0f); node failures %d\n", s.Preemptions, s.PreemptionsPerJob.P95, s.PreemptionsPerJob.Max, s.NodeFailures)
-	fmt.Fprintf(tw, "fairness\tJain %.3f\n", s.Fairness.Jain)
-	fmt.Fprintf(tw, "cost\t$%.0f, $%.2f per useful accelerator-hour\n", s.Cost.USD, s.Cost.USDPerUsefulAcceleratorHour)
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "team\tusage\tentitled\tborrowed\tlent\tmean wait\tp95 wait\tpreempted\t")
-	names := make([]string, 0, len(s.ByTeam))
-	for n := range s.ByTeam {
-		names = append(names, n)
+// trimFloat writes a number without needless decimals.
+func trimFloat(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", x), ".0") }
+
+// sortedNames is a map's keys in order.
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		t := s.ByTeam[n]
-		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%.1f\t%.1f\t%s\t%s\t%d\t\n", n, 100*t.UsageShare, 100*t.EntitledShare, t.BorrowedMean, t.LentMean, hours(t.WaitS.Mean), hours(t.WaitS.P95), t.Preemptions)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "priority class\tjobs\tmean wait\tp95 wait\tmax wait\t")
-	names = names[:0]
-	for n := range s.ByPriorityClass {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		c := s.ByPriorityClass[n]
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", n, c.JobsSubmitted, hours(c.WaitS.Mean), hours(c.WaitS.P95), hours(c.WaitS.Max))
-	}
-	tw.Flush()
-	for _, o := range s.Objectives {
-		mark := "met"
-		if !o.Met {
-			mark = "NOT met"
-		}
-		fmt.Fprintf(w, "objective %-50s %s (%.4g)\n", o.Objective, mark, o.Value)
-	}
+	sort.Strings(out)
+	return out
 }

@@ -16,6 +16,7 @@ import (
 func newTraceImportCmd() *cobra.Command {
 	var (
 		format, out, scenario, policy string
+		noScenario                    bool
 		opt                           importers.Options
 	)
 	var formats []string
@@ -65,7 +66,7 @@ Formats:
 			if err != nil {
 				rel = out
 			}
-			if len(res.Nodes) > 0 {
+			if len(res.Nodes) > 0 && !noScenario {
 				name := strings.TrimSuffix(filepath.Base(scenario), filepath.Ext(scenario))
 				body := scenarios.Draft(res, scenarios.DraftOptions{Name: name, TracePath: rel, Policy: policy})
 				if err := os.WriteFile(scenario, body, 0o644); err != nil {
@@ -82,6 +83,7 @@ Formats:
 	cmd.Flags().StringVarP(&out, "output", "o", "", "canonical trace to write (.parquet or .csv)")
 	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario file to write beside it (default: the trace's name with .yaml)")
 	cmd.Flags().StringVar(&policy, "policy", "quota", "policy kind the scenario starts with")
+	cmd.Flags().BoolVar(&noScenario, "no-scenario", false, "write the trace only, no scenario beside it (for a trace a shipped scenario already replays)")
 	cmd.Flags().StringVar(&opt.Throughputs, "throughputs", "", "gavel-philly: simulation_throughputs.json (default: beside the traces)")
 	cmd.Flags().StringVar(&opt.ClusterSpec, "cluster-spec", "", "gavel-philly: cluster_specs.json, V100:P100:K80 GPUs (default: beside the throughputs)")
 	cmd.Flags().StringVar(&opt.VCNodes, "vc-nodes", "", "gavel-philly: philly_vc.csv (vc, node num): quotas in proportion to it")

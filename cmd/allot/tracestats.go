@@ -52,8 +52,9 @@ where it has original times, the original waits and final statuses.`,
 func printTraceStats(w io.Writer, name string, s *workload.TraceStats) {
 	span := s.LastSubmitS - s.FirstSubmitS
 	fmt.Fprintf(w, "trace          %s\n", name)
-	fmt.Fprintf(w, "jobs           %d (%d CPU-only, %d sharing a GPU)\n", s.Jobs, s.CPUOnlyJobs, s.FractionalJobs)
-	fmt.Fprintf(w, "work           %.0f accelerator-hours\n", s.AcceleratorHours)
+	fmt.Fprintf(w, "jobs           %s (%s CPU-only, %s sharing a GPU)\n", reports.Thousands(float64(s.Jobs), 0),
+		reports.Thousands(float64(s.CPUOnlyJobs), 0), reports.Thousands(float64(s.FractionalJobs), 0))
+	fmt.Fprintf(w, "work           %s accelerator-hours\n", reports.Thousands(s.AcceleratorHours, 0))
 	fmt.Fprintf(w, "arrivals       %s to %s (%s), %.1f jobs/hour on average\n", fmtDays(s.FirstSubmitS), fmtDays(s.LastSubmitS),
 		fmtDays(span), float64(s.Jobs)/maxf(span/3600, 1e-9))
 	if span > 0 {
@@ -74,20 +75,24 @@ func printTraceStats(w io.Writer, name string, s *workload.TraceStats) {
 	if len(s.PriorityClasses) > 0 {
 		fmt.Fprintf(w, "classes        %s\n", countsLine(s.PriorityClasses))
 	}
-	fmt.Fprintln(w, "\njob sizes (accelerators):")
+	th := func(x float64) string { return reports.Thousands(x, 0) }
+	fmt.Fprintln(w, "\njob sizes:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "  accelerators\tjobs\tshare\t\n")
 	for _, sz := range sizeRows(s.Sizes) {
-		fmt.Fprintf(tw, "  %s\t%d\t%5.1f%%\t%s\t\n", sz.label, sz.jobs, 100*float64(sz.jobs)/float64(s.Jobs), bar(float64(sz.jobs)/float64(s.Jobs), 30))
+		share := float64(sz.jobs) / float64(s.Jobs)
+		fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t %s\n", sz.label, th(float64(sz.jobs)), 100*share, bar(share, 30))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\narrivals and submitted accelerator-hours per %s:\n", reports.FmtDuration(s.PeriodS))
+	fmt.Fprintf(w, "\narrivals per %s:\n", reports.FmtDuration(s.PeriodS))
 	peak := 1
 	for _, n := range s.Arrivals {
 		peak = max(peak, n)
 	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "  from\tjobs\taccelerator-hours\t\n")
 	for k, n := range s.Arrivals {
-		fmt.Fprintf(tw, "  %s\t%d\t%.0f\t%s\t\n", fmtDays(s.FirstSubmitS+float64(k)*s.PeriodS), n, s.Demand[k], bar(float64(n)/float64(peak), 40))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t %s\n", fmtDays(s.FirstSubmitS+float64(k)*s.PeriodS), th(float64(n)), th(s.Demand[k]), bar(float64(n)/float64(peak), 40))
 	}
 	tw.Flush()
 }

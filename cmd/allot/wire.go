@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
@@ -90,8 +92,16 @@ func checkObjectives(s *reports.Summary, objs []scenarios.Objective) (allMet boo
 	allMet = true
 	s.Objectives = nil
 	for _, o := range objs {
-		v, err := reports.Lookup(s, o.Path)
-		r := reports.ObjectiveResult{Objective: o.Text, Value: v, Met: err == nil && o.Holds(v)}
+		r := reports.ObjectiveResult{Objective: o.Text, Path: o.Path, Op: o.Op, Target: o.Value}
+		if vs, err := reports.LookupAll(s, o.Path); err != nil {
+			r.Error = err.Error()
+		} else {
+			w := reports.Worst(vs, o.Op)
+			r.Value, r.Met = w.Value, o.Holds(w.Value)
+			if strings.Contains(o.Path, "*") {
+				r.At = w.Path
+			}
+		}
 		allMet = allMet && r.Met
 		s.Objectives = append(s.Objectives, r)
 	}
@@ -99,3 +109,19 @@ func checkObjectives(s *reports.Summary, objs []scenarios.Objective) (allMet boo
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// unmetObjectives is the finding of a run that missed objectives: exit 1,
+// after everything was printed.
+func unmetObjectives(rs []reports.ObjectiveResult) error {
+	var missed []string
+	for _, r := range rs {
+		if !r.Met {
+			missed = append(missed, r.Objective)
+		}
+	}
+	return &problemError{fmt.Sprintf("%d of %d objectives not met: %s", len(missed), len(rs), strings.Join(missed, "; "))}
+}
+
+// dirPrefix is a directory as the start of a path: "out/" for "out" and for
+// "out/", never "out//".
+func dirPrefix(dir string) string { return strings.TrimSuffix(dir, "/") + "/" }

@@ -194,7 +194,7 @@ func HumanDuration(s float64) string {
 	switch {
 	case a < 120:
 		return trimZero(fmt.Sprintf("%.1f", s)) + " s"
-	case a < 2*3600:
+	case a < 3600:
 		return trimZero(fmt.Sprintf("%.1f", s/60)) + " min"
 	case a < 2*86400:
 		return trimZero(fmt.Sprintf("%.1f", s/3600)) + " h"

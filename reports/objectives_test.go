@@ -36,7 +36,7 @@ func TestNumbersReadAsAPersonWritesThem(t *testing.T) {
 	for x, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", -1234567.5: "-1,234,568", 38645: "38,645"} {
 		assert.Equal(t, want, Thousands(x, 0))
 	}
-	for s, want := range map[float64]string{0: "0 s", 64.04: "64 s", 119: "119 s", 750: "12.5 min", 7454: "2.1 h", 6 * 3600: "6 h",
+	for s, want := range map[float64]string{0: "0 s", 64.04: "64 s", 119: "119 s", 750: "12.5 min", 3600: "1 h", 5400: "1.5 h", 7454: "2.1 h", 6 * 3600: "6 h",
 		3033521.9: "35.1 d", 400 * 86400: "400 d", 4000 * 86400: "4,000 d"} {
 		assert.Equal(t, want, HumanDuration(s), "%g s", s)
 	}

@@ -166,3 +166,26 @@ func TestOutputsTheReadmeWritesAreIgnoredByGit(t *testing.T) {
 		assert.NoError(t, cmd.Run(), "%s is not ignored by .gitignore", p)
 	}
 }
+
+func TestReplayFidelityIsInTheTextSummary(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "jobs.csv", `
+job_id,submit_time,team,accelerators,duration_s,orig_start_time,orig_end_time
+A,0,a,1,3600,0,3600
+B,600,a,1,3600,3600,7200
+`)
+	p := writeFile(t, dir, "s.yaml", `
+name: replayed
+fleet:
+  instance_types: [{name: one, accelerators: 1, vcpus: 8, memory_gib: 64}]
+  nodes: [{type: one, count: 1}]
+teams: [{name: a, quota: {one: 1}}]
+policy: {kind: fifo}
+workload: {trace: jobs.csv}
+sim: {horizon: 1d, warmup: 0s}
+`)
+	code, out, errs := cli("sim", p)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "\nreplay fidelity\n  Jobs compared: 2 (those with original start and end times).\n")
+	assert.Contains(t, out, "Wait: original mean 25.0 min, simulated 25.0 min")
+}

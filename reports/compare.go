@@ -333,6 +333,9 @@ func FormatStat(s Stat, key string) string {
 	if math.IsNaN(s.Lo) {
 		return f(s.Mean)
 	}
+	if UnitOf(key) == UnitSeconds {
+		return HumanDurationPM(s.Mean, (s.Hi-s.Lo)/2)
+	}
 	return fmt.Sprintf("%s ± %s", f(s.Mean), f((s.Hi-s.Lo)/2))
 }
 

@@ -190,16 +190,30 @@ func FormatTarget(path string, v float64) string {
 // HumanDuration writes seconds in the largest unit that reads well:
 // 45 s, 12.5 min, 2.1 h, 3.4 d.
 func HumanDuration(s float64) string {
-	a := math.Abs(s)
-	switch {
-	case a < 120:
-		return trimZero(fmt.Sprintf("%.1f", s)) + " s"
-	case a < 3600:
-		return trimZero(fmt.Sprintf("%.1f", s/60)) + " min"
-	case a < 2*86400:
-		return trimZero(fmt.Sprintf("%.1f", s/3600)) + " h"
+	div, unit := durationUnit(s)
+	return trimZero(Thousands(s/div, 1)) + " " + unit
+}
+
+// HumanDurationPM writes a mean and its ± half-width in one unit, the
+// mean's, with one decimal: "3.4 h ± 4.0 h", not "3.4 h ± 4 h".
+func HumanDurationPM(mean, half float64) string {
+	div, unit := durationUnit(mean)
+	if mean == 0 {
+		div, unit = durationUnit(half)
 	}
-	return trimZero(Thousands(s/86400, 1)) + " d"
+	return fmt.Sprintf("%s %s ± %s %s", Thousands(mean/div, 1), unit, Thousands(half/div, 1), unit)
+}
+
+func durationUnit(s float64) (float64, string) {
+	switch a := math.Abs(s); {
+	case a < 120:
+		return 1, "s"
+	case a < 3600:
+		return 60, "min"
+	case a < 2*86400:
+		return 3600, "h"
+	}
+	return 86400, "d"
 }
 
 // Thousands writes x with the given decimals and commas between thousands.

@@ -41,7 +41,7 @@ run and writes shard-I-of-N.json there. 'allot sweep merge' then prints and
 writes exactly what one machine would have.`,
 		Example: `  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 5
   allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 5 --out cmp/
-  allot compare a.yaml b.yaml --seeds 3 --json
+  allot compare scenarios/hyperpod-teams.yaml scenarios/hyperpod-teams-h2.yaml --seeds 3 --json
 
   # the same comparison on two machines, then merged
   allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 5 --shards 2 --shard 1 --out part1/

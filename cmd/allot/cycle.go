@@ -26,10 +26,10 @@ queues with quotas, cohorts, running and pending jobs), run the policy core
 on it, and print what is admitted (and on which flavor), what is preempted
 (and why), and why every other job is still pending. --check compares the
 plan with the snapshot's expected section and exits 1 on a difference.`,
-		Example: `  allot cycle ../shared/parity/kueue/p01-preempt-lowest-priority.yaml
-  allot cycle snapshot.yaml --json
-  allot cycle snapshot.yaml --check
-  allot cycle snapshot.yaml --stats --repeat 5 >/dev/null`,
+		Example: `  allot cycle docs/examples/snapshot.yaml
+  allot cycle docs/examples/snapshot.yaml --json
+  allot cycle docs/examples/snapshot.yaml --check
+  allot cycle docs/examples/snapshot.yaml --stats --repeat 5 >/dev/null`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repeat < 1 {

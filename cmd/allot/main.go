@@ -82,7 +82,7 @@ priorities, team quotas that lend and borrow, preemption with checkpoints —
 and predicts what that decision does before anyone runs it.`,
 		Example: `  allot sim scenarios/amazon-search.yaml
   allot sim scenarios/amazon-search.yaml --policy fifo --json
-  allot cycle snapshot.yaml --check
+  allot cycle docs/examples/snapshot.yaml --check
   allot catalog`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -11,7 +11,9 @@ func newSweepCmd() *cobra.Command {
 		Short: "Work with runs spread over several machines",
 		Long: `A comparison can be split into shards (--shards N --shard I), each run on
 its own machine; 'allot sweep merge' puts the shards back together.`,
-		Example: `  allot sweep merge part1/ part2/ --out cmp/`,
+		Example: `  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 4 --shards 2 --shard 1 --out part1/
+  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 4 --shards 2 --shard 2 --out part2/
+  allot sweep merge part1/ part2/ --out cmp/`,
 	}
 	cmd.AddCommand(newSweepMergeCmd())
 	return cmd
@@ -30,8 +32,11 @@ that every shard of one plan is there exactly once, and print the comparison
 — the same table or JSON, to the last digit, that one machine running the
 whole comparison prints (wall times aside). --out writes comparison.json
 and the report, as 'allot compare --out' does.`,
-		Example: `  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 6 --shards 3 --shard 1 --out part1/
-  # ... shards 2 and 3 on other machines, then, with the three directories copied here:
+		Example: `  # each shard on its own machine (here one after the other), then, with the
+  # three directories copied to one place:
+  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 6 --shards 3 --shard 1 --out part1/
+  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 6 --shards 3 --shard 2 --out part2/
+  allot compare scenarios/amazon-search.yaml --policy fifo --policy quota --seeds 6 --shards 3 --shard 3 --out part3/
   allot sweep merge part1/ part2/ part3/ --out cmp/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

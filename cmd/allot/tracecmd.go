@@ -29,7 +29,7 @@ func newTraceGenCmd() *cobra.Command {
 it as a canonical trace (spec/trace.md); .parquet or .csv by the name of
 FILE. A scenario can replay the file with workload.trace.`,
 		Example: `  allot trace gen scenarios/amazon-search.yaml -o jobs.parquet
-  allot trace gen scenarios/mm16.yaml --seed 7 -o jobs.csv`,
+  allot trace gen scenarios/amazon-search.yaml --seed 7 -o jobs.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {

@@ -24,8 +24,9 @@ func newTraceStatsCmd() *cobra.Command {
 accelerator-hours it holds, its arrival rate and submitted demand over time,
 the job-size and duration distributions, the teams and priority classes, and,
 where it has original times, the original waits and final statuses.`,
-		Example: `  allot trace stats openb.parquet
-  allot trace stats philly.parquet --json`,
+		Example: `  allot trace gen scenarios/amazon-search.yaml -o jobs.parquet
+  allot trace stats jobs.parquet
+  allot trace stats jobs.parquet --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := workload.OpenTrace(args[0], workload.TraceOptions{})

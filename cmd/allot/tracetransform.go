@@ -27,8 +27,9 @@ func newTraceTransformCmd() *cobra.Command {
 The window applies first, then sampling, then the scales. Original start and
 end times are kept under a window (shifted) and dropped by anything that
 re-times or resizes jobs, since they no longer describe the same work.`,
-		Example: `  allot trace transform openb.parquet --window 120d:150d -o openb-last30d.parquet
-  allot trace transform philly.parquet --arrival-scale 2 -o philly-2x.parquet`,
+		Example: `  allot trace gen scenarios/amazon-search.yaml -o jobs.parquet
+  allot trace transform jobs.parquet --window 30d:60d -o jobs-last30d.parquet
+  allot trace transform jobs.parquet --arrival-scale 2 -o jobs-2x.parquet`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {

@@ -14,9 +14,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // ComparisonFile holds a comparison's results.
@@ -171,32 +168,42 @@ func (c *Comparison) Finish() error {
 		if strings.HasPrefix(h.key, "cost.") && !c.anyPriced() {
 			continue // no type has a price: every cost is 0 and says nothing
 		}
-		row := KPIRow{Key: h.key, Label: h.label, Higher: h.higher}
-		var first []float64
-		for i, v := range c.Variants {
-			xs := make([]float64, len(v.Summaries))
-			for j, s := range v.Summaries {
-				x, err := Lookup(s, h.key)
-				if err != nil {
-					return err
-				}
-				xs[j] = x
-			}
-			row.Values = append(row.Values, meanCI(xs))
-			if i == 0 {
-				first = xs
-				row.Diffs = append(row.Diffs, Stat{})
-				continue
-			}
-			diffs := make([]float64, min(len(xs), len(first)))
-			for j := range diffs {
-				diffs[j] = xs[j] - first[j]
-			}
-			row.Diffs = append(row.Diffs, meanCI(diffs))
+		row, err := c.kpiRow(h.key, h.label, h.higher)
+		if err != nil {
+			return err
 		}
 		c.KPIs = append(c.KPIs, row)
 	}
 	return nil
+}
+
+// kpiRow is one summary figure across variants, with each variant's
+// difference to the first paired by seed.
+func (c *Comparison) kpiRow(key, label string, higher bool) (KPIRow, error) {
+	row := KPIRow{Key: key, Label: label, Higher: higher}
+	var first []float64
+	for i, v := range c.Variants {
+		xs := make([]float64, len(v.Summaries))
+		for j, s := range v.Summaries {
+			x, err := Lookup(s, key)
+			if err != nil {
+				return row, err
+			}
+			xs[j] = x
+		}
+		row.Values = append(row.Values, meanCI(xs))
+		if i == 0 {
+			first = xs
+			row.Diffs = append(row.Diffs, Stat{})
+			continue
+		}
+		diffs := make([]float64, min(len(xs), len(first)))
+		for j := range diffs {
+			diffs[j] = xs[j] - first[j]
+		}
+		row.Diffs = append(row.Diffs, meanCI(diffs))
+	}
+	return row, nil
 }
 
 func (c *Comparison) anyPriced() bool {
@@ -216,7 +223,7 @@ func FormatStat(s Stat, key string) string {
 		switch {
 		case strings.HasPrefix(key, "utilization") || key == "goodput":
 			return fmt.Sprintf("%.1f%%", 100*x)
-		case strings.HasPrefix(key, "wait_s"):
+		case strings.Contains(key, "wait_s"):
 			return FmtDuration(math.Abs(x))
 		case key == "fairness.jain":
 			return fmt.Sprintf("%.3f", x)
@@ -309,6 +316,7 @@ func RenderComparison(dir string, c *Comparison) error {
 		v := c.Variants[0]
 		p.Sub = fmt.Sprintf("%d seeds per variant (%v); means with 95%% confidence intervals; differences to %s paired by seed.", len(v.Seeds), v.Seeds, v.Name)
 	}
+	p.Cards = c.cards()
 	head, rows := c.Table()
 	p.Tables = []table{{Title: "Headline figures", Head: head, Rows: rows}}
 	return writePages(dir, p)
@@ -316,18 +324,27 @@ func RenderComparison(dir string, c *Comparison) error {
 
 func comparisonCharts(c *Comparison) ([]Chart, error) {
 	var out []Chart
-	p := newPlot("", "day", "utilisation %")
+	names := make([]string, len(c.Variants))
+	for i, v := range c.Variants {
+		names[i] = v.Name
+	}
+	lookOf := func(i int, _ string) look { return variantLook(i) }
+	end, warm := c.timeSpan()
+
+	f := newFigure("cmp-utilization", "Utilisation over time (mean over seeds)", "")
+	pn := f.addPanel(chartH, "day", "utilisation")
 	for i, v := range c.Variants {
 		pts := make(plotter.XYs, len(v.Utilization))
 		for k := range pts {
 			pts[k] = plotter.XY{X: days(v.BucketMid[k]), Y: 100 * v.Utilization[k]}
 		}
-		if err := line(p, v.Name, pts, i+1, false); err != nil {
+		if err := pn.line(v.Name, "variant", variantLook(i), pts, lineW); err != nil {
 			return nil, err
 		}
 	}
-	p.Y.Min, p.Y.Max = 0, 105
-	ch, err := render("cmp-utilization", "Utilisation over time (mean over seeds)", "", p)
+	pn.timeAxis(end, warm)
+	pn.percentAxis()
+	ch, err := f.render()
 	if err != nil {
 		return nil, err
 	}
@@ -337,24 +354,13 @@ func comparisonCharts(c *Comparison) ([]Chart, error) {
 	for _, v := range c.Variants {
 		groups[v.Name] = v.WaitQ
 	}
-	ch, err = cdfChart("cmp-wait", "Wait time distribution (pooled over seeds)", groups)
+	ch, err = cdfChart("cmp-wait", "Wait time distribution (pooled over seeds)", names, groups, "variant", lookOf)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, ch)
 
-	p = newPlot("", "day", "jobs waiting")
-	for i, v := range c.Variants {
-		pts := make(plotter.XYs, len(v.Pending))
-		for k := range pts {
-			pts[k] = plotter.XY{X: days(v.BucketMid[k]), Y: v.Pending[k]}
-		}
-		if err := line(p, v.Name, pts, i+1, false); err != nil {
-			return nil, err
-		}
-	}
-	p.Y.Min = 0
-	if ch, err = render("cmp-pending", "Pending jobs over time (mean over seeds)", "", p); err != nil {
+	if ch, err = pendingChart(c, end, warm); err != nil {
 		return nil, err
 	}
 	out = append(out, ch)
@@ -364,8 +370,94 @@ func comparisonCharts(c *Comparison) ([]Chart, error) {
 	return append(out, ch), nil
 }
 
+// timeSpan is the horizon and the warm-up in days, the warm-up only where
+// every run shares it.
+func (c *Comparison) timeSpan() (end, warm float64) {
+	warm = math.NaN()
+	for _, v := range c.Variants {
+		if n := len(v.BucketMid); n > 0 {
+			end = math.Max(end, days(v.BucketMid[n-1]))
+		}
+		for _, s := range v.Summaries {
+			end = math.Max(end, days(s.WindowS[1]))
+			switch w := days(s.WindowS[0]); {
+			case math.IsNaN(warm):
+				warm = w
+			case warm != w:
+				warm = -1
+			}
+		}
+	}
+	if math.IsNaN(warm) || warm < 0 {
+		warm = 0
+	}
+	return end, warm
+}
+
+// logRatio is how far apart the largest and the smallest value may be on
+// a linear axis; beyond it the small ones would be a few pixels or none.
+const logRatio = 50
+
+// needsLog says whether values (under floor counted as floor) span more
+// than logRatio.
+func needsLog(values []float64, floor float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range values {
+		lo, hi = math.Min(lo, math.Max(v, floor)), math.Max(hi, v)
+	}
+	return hi > 0 && hi >= logRatio*lo
+}
+
+// pendingChart: jobs waiting over time per variant, on a log axis where
+// one variant's queue dwarfs another's.
+func pendingChart(c *Comparison, end, warm float64) (Chart, error) {
+	const floor = 0.1
+	var peaks []float64
+	for _, v := range c.Variants {
+		peaks = append(peaks, slices.Max(append([]float64{0}, v.Pending...)))
+	}
+	log := needsLog(peaks, floor)
+	y := "jobs waiting"
+	f := newFigure("cmp-pending", "Pending jobs over time (mean over seeds)", "")
+	if log {
+		y = "jobs waiting (log scale)"
+		f.note = "The queues differ by orders of magnitude, hence the log scale; under 0.1 job is drawn at 0.1."
+	}
+	pn := f.addPanel(chartH, "day", y)
+	for i, v := range c.Variants {
+		pts := make(plotter.XYs, len(v.Pending))
+		for k := range pts {
+			y := v.Pending[k]
+			if log {
+				y = log10At(y, floor)
+			}
+			pts[k] = plotter.XY{X: days(v.BucketMid[k]), Y: y}
+		}
+		if err := pn.line(v.Name, "variant", variantLook(i), pts, lineW); err != nil {
+			return Chart{}, err
+		}
+	}
+	pn.timeAxis(end, warm)
+	if log {
+		logAxis(pn, floor)
+	} else {
+		pn.yFromZero()
+	}
+	return f.render()
+}
+
+// logAxis labels y, which holds log10 of the data, from floor up to the
+// next power of ten.
+func logAxis(pn *panel, floor float64) {
+	p := pn.p
+	p.Y.Tick.Marker = logTicks{}
+	p.Y.Min = math.Log10(floor)
+	p.Y.Max = math.Ceil(math.Max(p.Y.Max, p.Y.Min+1) - 1e-9)
+}
+
 // teamWaitChart: each team's mean wait under each variant (mean over
-// seeds), where fair share shows who gains and who pays.
+// seeds), where fair share shows who gains and who pays. Waits that differ
+// by orders of magnitude go on a log axis, so no bar is too short to see.
 func teamWaitChart(c *Comparison) (Chart, error) {
 	teams := map[string]bool{}
 	for _, v := range c.Variants {
@@ -376,32 +468,44 @@ func teamWaitChart(c *Comparison) (Chart, error) {
 		}
 	}
 	names := slices.Sorted(maps.Keys(teams))
-	p := newPlot("", "", "mean wait (hours, mean over seeds)")
-	width := vg.Points(max(2, 24/float64(max(1, len(c.Variants)))))
+	vals := make([][]float64, len(c.Variants))
+	var all []float64
 	for i, v := range c.Variants {
-		vals := make(plotter.Values, len(names))
+		vals[i] = make([]float64, len(names))
 		for k, t := range names {
 			sum := 0.0
 			for _, s := range v.Summaries {
 				sum += s.ByTeam[t].WaitS.Mean
 			}
 			if n := len(v.Summaries); n > 0 {
-				vals[k] = sum / float64(n) / 3600
+				vals[i][k] = sum / float64(n) / 3600
 			}
 		}
-		bc, err := plotter.NewBarChart(vals, width)
-		if err != nil {
-			return Chart{}, err
-		}
-		bc.Color = plotutil.Color(i + 1)
-		bc.LineStyle.Width = 0
-		bc.Offset = vg.Length(float64(i)-float64(len(c.Variants)-1)/2) * width
-		p.Add(bc)
-		p.Legend.Add(v.Name, bc)
+		all = append(all, vals[i]...)
 	}
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.Y.Min = 0
-	return render("cmp-team-wait", "Mean wait per team", "", p)
+	log := needsLog(all, waitFloor)
+	f := newFigure("cmp-team-wait", "Mean wait per team", "Mean over seeds.")
+	y := "mean wait (hours)"
+	if log {
+		y = "mean wait (hours, log scale)"
+		f.note = "Mean over seeds. The waits differ by orders of magnitude, hence the log scale; under a minute is drawn at a minute."
+		for i := range vals {
+			for k := range vals[i] {
+				vals[i][k] = log10At(vals[i][k], waitFloor)
+			}
+		}
+	}
+	pn := f.addPanel(chartH, "", y)
+	for i, v := range c.Variants {
+		pn.bars(v.Name, "variant", variantLook(i), vals[i], i, len(c.Variants))
+	}
+	teamAxis(pn, names)
+	if log {
+		logAxis(pn, waitFloor)
+		// Bars stand on the axis, below the floor, so the shortest still shows.
+		pn.p.Y.Min = math.Log10(waitFloor / 4)
+	} else {
+		pn.yFromZero()
+	}
+	return f.render()
 }

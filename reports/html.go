@@ -11,13 +11,20 @@ import (
 
 // page is what the HTML and Markdown templates see.
 type page struct {
-	Title    string
-	Sub      string
-	KPIs     [][2]string
-	Tables   []table
-	Charts   []Chart
-	Notes    []string
-	Fidelity []string
+	Title      string
+	Sub        string
+	Objectives []objectiveLine
+	KPIs       [][2]string
+	Cards      []card
+	Tables     []table
+	Charts     []Chart
+	Notes      []string
+	Fidelity   []string
+}
+
+type objectiveLine struct {
+	Text string
+	Met  bool
 }
 
 type table struct {
@@ -64,6 +71,12 @@ func runPage(d *RunData, charts []Chart) *page {
 		{"fairness (Jain)", fmt.Sprintf("%.3f", s.Fairness.Jain)},
 		{"cost per useful accelerator-hour", fmt.Sprintf("$%.2f", s.Cost.USDPerUsefulAcceleratorHour)},
 	}
+	if unpricedFleet(d) {
+		p.KPIs[9][1] = "unpriced"
+	}
+	for _, o := range s.Objectives {
+		p.Objectives = append(p.Objectives, objectiveLine{Text: objectiveText(o), Met: o.Met})
+	}
 	if s.Extra != nil {
 		p.KPIs[7][1] = FmtDuration(s.Extra.MeanRuntimeS)
 	}
@@ -84,18 +97,7 @@ func runPage(d *RunData, charts []Chart) *page {
 		ut.Rows = append(ut.Rows, []string{n, fmt.Sprintf("%d", s.Capacity.ByType[n]), pct(s.Utilization.ByType[n])})
 	}
 	p.Tables = []table{tt, ct, ut}
-	if len(s.Objectives) > 0 {
-		ot := table{Title: "Objectives", Head: []string{"objective", "value", "met"}}
-		for _, o := range s.Objectives {
-			met := "yes"
-			if !o.Met {
-				met = "NO"
-			}
-			ot.Rows = append(ot.Rows, []string{o.Objective, fmt.Sprintf("%.4g", o.Value), met})
-		}
-		p.Tables = append(p.Tables, ot)
-	}
-	if len(s.Cost.UnpricedTypes) > 0 {
+	if len(s.Cost.UnpricedTypes) > 0 && !unpricedFleet(d) {
 		p.Notes = append(p.Notes, "Left out of cost (no published price): "+strings.Join(s.Cost.UnpricedTypes, ", ")+".")
 	}
 	if f := d.Fidelity; f != nil {
@@ -149,13 +151,27 @@ figure{margin:0}
 figure svg{width:100%;height:auto}
 figcaption{font-size:12px;color:#5b6475;margin-top:4px}
 .note{font-size:13px;color:#5b6475}
+.objectives ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:8px}
+.objectives li{padding:6px 10px;border-radius:4px;font-size:14px;font-weight:600}
+.objectives li.met{background:#e6f4ea;color:#1e6b34}
+.objectives li.missed{background:#fbe9e9;color:#a12a2a}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:10px;margin-bottom:20px}
+.card table{font-size:14px;margin-top:6px}
+.card td{border:0;padding:2px 6px 2px 0}
+.card td.v{font-weight:600;font-size:17px}
+.diff.better{color:#1e6b34}
+.diff.worse{color:#a12a2a}
+.diff.same{color:#5b6475}
 </style></head>
 <body>
 <header><h1>{{.Title}}</h1><p>{{.Sub}}</p></header>
 <main>
-<div class="kpis">{{range .KPIs}}<div class="kpi"><div class="k">{{index . 0}}</div><div class="v">{{index . 1}}</div></div>{{end}}</div>
-{{range .Charts}}<section class="chart" id="chart-{{.ID}}"><h2>{{.Title}}</h2><figure>{{svg .SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure></section>
-{{end}}
+{{if .Objectives}}<section class="objectives"><h2>Objectives</h2><ul>{{range .Objectives}}<li class="{{if .Met}}met{{else}}missed{{end}}">{{.Text}}</li>{{end}}</ul></section>{{end}}
+{{if .KPIs}}<div class="kpis">{{range .KPIs}}<div class="kpi"><div class="k">{{index . 0}}</div><div class="v">{{index . 1}}</div></div>{{end}}</div>{{end}}
+{{if .Cards}}<div class="cards">{{range .Cards}}<div class="kpi card"><div class="k">{{.Label}}</div><table>{{range .Rows}}<tr><td>{{.Name}}</td><td class="v">{{.Value}}</td><td class="diff {{.Tone}}">{{.Diff}}</td></tr>{{end}}</table></div>{{end}}</div>{{end}}
+{{range .Charts}}{{if .SVG}}<section class="chart" id="chart-{{.ID}}"><h2>{{.Title}}</h2><figure>{{svg .SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure></section>
+{{else}}<section class="chart-omitted" id="chart-{{.ID}}"><h2>{{.Title}}</h2><p class="note">{{.Note}}</p></section>
+{{end}}{{end}}
 {{if .Fidelity}}<section id="fidelity"><h2>Replay fidelity</h2>{{range .Fidelity}}<p class="note">{{.}}</p>{{end}}</section>{{end}}
 {{range .Tables}}<section><h2>{{.Title}}</h2><table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -176,6 +192,13 @@ func (p *page) writeHTML(w io.Writer) error { return htmlTmpl.Execute(w, p) }
 func (p *page) writeMarkdown(w io.Writer, chartDir string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", p.Title, p.Sub)
+	if len(p.Objectives) > 0 {
+		b.WriteString("## Objectives\n\n")
+		for _, o := range p.Objectives {
+			fmt.Fprintf(&b, "- %s\n", o.Text)
+		}
+		b.WriteString("\n")
+	}
 	if len(p.KPIs) > 0 {
 		b.WriteString("| | |\n|---|---|\n")
 		for _, k := range p.KPIs {
@@ -183,7 +206,31 @@ func (p *page) writeMarkdown(w io.Writer, chartDir string) error {
 		}
 		b.WriteString("\n")
 	}
+	if len(p.Cards) > 0 {
+		b.WriteString("## Headline\n\n")
+	}
+	for _, c := range p.Cards {
+		fmt.Fprintf(&b, "- **%s**:", c.Label)
+		for i, r := range c.Rows {
+			sep := " "
+			if i > 0 {
+				sep = "; "
+			}
+			fmt.Fprintf(&b, "%s%s %s", sep, r.Name, r.Value)
+			if r.Diff != "" {
+				fmt.Fprintf(&b, " (%s)", r.Diff)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(p.Cards) > 0 {
+		b.WriteString("\n")
+	}
 	for _, c := range p.Charts {
+		if c.SVG == "" {
+			fmt.Fprintf(&b, "## %s\n\n%s\n\n", c.Title, c.Note)
+			continue
+		}
 		fmt.Fprintf(&b, "## %s\n\n![%s](%s/%s.svg)\n\n", c.Title, c.Title, chartDir, c.ID)
 		if c.Note != "" {
 			fmt.Fprintf(&b, "%s\n\n", c.Note)

@@ -41,13 +41,29 @@ func (t linearTicks) Ticks(lo, hi float64) []plot.Tick {
 	// Multiples of the step, not running sums, so labels stay exact.
 	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
 		v := i * step
-		out = append(out, plot.Tick{Value: v, Label: fmtTick(v, step) + t.Suffix})
+		out = append(out, plot.Tick{Value: v, Label: fmtTick(v, step)})
+	}
+	if len(out) > 0 {
+		groupLabels(out, math.Max(math.Abs(out[0].Value), math.Abs(out[len(out)-1].Value)) >= 1e4)
+	}
+	for i := range out {
+		out[i].Label += t.Suffix
 	}
 	return out
 }
 
+// groupLabels groups thousands in every label of an axis that reaches
+// 10,000 (big), so its labels stay alike: 5,000 beside 10,000, not 5000.
+func groupLabels(ts []plot.Tick, big bool) {
+	if big {
+		for i := range ts {
+			ts[i].Label = groupThousands(ts[i].Label)
+		}
+	}
+}
+
 // fmtTick writes v with as many decimals as the step needs, then drops
-// trailing zeros; thousands are grouped from 10,000 up.
+// trailing zeros.
 func fmtTick(v, step float64) string {
 	dec := 0
 	if step > 0 && step < 1 {
@@ -61,14 +77,16 @@ func fmtTick(v, step float64) string {
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
-	return groupThousands(s)
+	return s
 }
 
+// groupThousands puts commas between the thousands of a number's whole
+// part.
 func groupThousands(s string) string {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	whole, frac, hasFrac := strings.Cut(s, ".")
-	if len(whole) > 4 {
+	if len(whole) > 3 {
 		var b strings.Builder
 		for i, r := range whole {
 			if i > 0 && (len(whole)-i)%3 == 0 {
@@ -121,6 +139,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			out = append(out, plot.Tick{Value: e, Label: label})
 		}
 	}
+	groupLabels(out, hi >= 4-1e-9)
 	return out
 }
 

@@ -27,19 +27,45 @@ const (
 
 func days(t float64) float64 { return t / 86400 }
 
-func mid(d *RunData, k int) float64 { return days((d.Start[k] + d.End[k]) / 2) }
+// clock is the unit of a time axis: days, or hours for runs shorter than
+// three days, so ticks stay whole numbers.
+type clock struct {
+	unit float64 // seconds
+	name string
+}
 
-// timeAxis puts the run's days on the panel's x axis, warm-up shaded.
-func timeAxis(pn *panel, d *RunData) {
-	end, warm := 0.0, 0.0
+func clockFor(horizon float64) clock {
+	if horizon < 3*86400 {
+		return clock{3600, "hour"}
+	}
+	return clock{86400, "day"}
+}
+
+func (c clock) at(t float64) float64 { return t / c.unit }
+
+// runSpan is the run's end and warm-up, in seconds.
+func runSpan(d *RunData) (end, warm float64) {
 	if n := len(d.End); n > 0 {
-		end = days(d.End[n-1])
+		end = d.End[n-1]
 	}
 	if d.Summary != nil {
-		warm = days(d.Summary.WindowS[0])
-		end = math.Max(end, days(d.Summary.WindowS[1]))
+		warm = d.Summary.WindowS[0]
+		end = math.Max(end, d.Summary.WindowS[1])
 	}
-	pn.timeAxis(end, warm)
+	return end, warm
+}
+
+func runClock(d *RunData) clock {
+	end, _ := runSpan(d)
+	return clockFor(end)
+}
+
+func mid(ck clock, d *RunData, k int) float64 { return ck.at((d.Start[k] + d.End[k]) / 2) }
+
+// timeAxis puts the run's time on the panel's x axis, warm-up shaded.
+func timeAxis(pn *panel, ck clock, d *RunData) {
+	end, warm := runSpan(d)
+	pn.timeAxis(ck, end, warm)
 }
 
 // yFromZero starts the y axis at 0 and ends it on a labelled tick.
@@ -67,11 +93,12 @@ const lineW = vg.Length(1.3)
 func utilizationChart(d *RunData) (Chart, error) {
 	note := ""
 	s := d.Summary
+	ck := runClock(d)
 	if s != nil {
-		note = fmt.Sprintf("Mean %.1f%%, peak %.1f%% (95th percentile of %s buckets), measured from day %s.", 100*s.Utilization.Mean, 100*s.Utilization.P95Bucket, fmtDur(s.BucketS), fmtTick(days(s.WindowS[0]), 1))
+		note = fmt.Sprintf("Mean %.1f%%, peak %.1f%% (95th percentile of %s buckets), measured from %s %s.", 100*s.Utilization.Mean, 100*s.Utilization.P95Bucket, fmtDur(s.BucketS), ck.name, fmtTick(ck.at(s.WindowS[0]), 1))
 	}
 	f := newFigure("utilization", "Utilisation over time, per instance type", note)
-	pn := f.addPanel(chartH, "day", "utilisation")
+	pn := f.addPanel(chartH, ck.name, "utilisation")
 	nB := len(d.Start)
 	fleetA, fleetI := make([]float64, nB), make([]float64, nB)
 	for t, ty := range d.Types {
@@ -83,7 +110,7 @@ func utilizationChart(d *RunData) (Chart, error) {
 			}
 			fleetA[k] += a
 			fleetI[k] += d.Installed[t][k]
-			pts[k] = plotter.XY{X: mid(d, k), Y: 100 * ratio(a, d.Installed[t][k])}
+			pts[k] = plotter.XY{X: mid(ck, d, k), Y: 100 * ratio(a, d.Installed[t][k])}
 		}
 		if len(d.Types) > 1 { // one type is the fleet
 			if err := pn.line(ty, "other", otherLook(t), pts, lineW); err != nil {
@@ -93,18 +120,18 @@ func utilizationChart(d *RunData) (Chart, error) {
 	}
 	pts := make(plotter.XYs, nB)
 	for k := range pts {
-		pts[k] = plotter.XY{X: mid(d, k), Y: 100 * ratio(fleetA[k], fleetI[k])}
+		pts[k] = plotter.XY{X: mid(ck, d, k), Y: 100 * ratio(fleetA[k], fleetI[k])}
 	}
 	if err := pn.reference("fleet", inkBlack, false, pts); err != nil {
 		return Chart{}, err
 	}
 	if s != nil {
 		peak := 100 * s.Utilization.P95Bucket
-		if err := pn.reference(fmt.Sprintf("peak (p95) %.0f%%", peak), inkGrey, true, plotter.XYs{{X: days(s.WindowS[0]), Y: peak}, {X: days(s.WindowS[1]), Y: peak}}); err != nil {
+		if err := pn.reference(fmt.Sprintf("peak (p95) %.0f%%", peak), inkGrey, true, plotter.XYs{{X: ck.at(s.WindowS[0]), Y: peak}, {X: ck.at(s.WindowS[1]), Y: peak}}); err != nil {
 			return Chart{}, err
 		}
 	}
-	timeAxis(pn, d)
+	timeAxis(pn, ck, d)
 	pn.percentAxis()
 	return f.render()
 }
@@ -120,7 +147,8 @@ func ratio(a, b float64) float64 {
 // the fleet's installed capacity.
 func teamAreaChart(d *RunData) (Chart, error) {
 	f := newFigure("teams", "Allocated accelerators per team (stacked)", "Each band is a team's allocation; the dashed line is the fleet.")
-	pn := f.addPanel(chartH, "day", "accelerators")
+	ck := runClock(d)
+	pn := f.addPanel(chartH, ck.name, "accelerators")
 	nB := len(d.Start)
 	cum := make([]float64, nB)
 	var layers []plotter.XYs
@@ -130,7 +158,7 @@ func teamAreaChart(d *RunData) (Chart, error) {
 			for t := range d.Types {
 				cum[k] += d.Allocated[t][m][k]
 			}
-			pts[k] = plotter.XY{X: mid(d, k), Y: cum[k]}
+			pts[k] = plotter.XY{X: mid(ck, d, k), Y: cum[k]}
 		}
 		layers = append(layers, pts)
 	}
@@ -146,12 +174,12 @@ func teamAreaChart(d *RunData) (Chart, error) {
 		for t := range d.Types {
 			inst[k].Y += d.Installed[t][k]
 		}
-		inst[k].X = mid(d, k)
+		inst[k].X = mid(ck, d, k)
 	}
 	if err := pn.reference("installed", inkBlack, true, inst); err != nil {
 		return Chart{}, err
 	}
-	timeAxis(pn, d)
+	timeAxis(pn, ck, d)
 	pn.yFromZero()
 	return f.render()
 }
@@ -216,10 +244,10 @@ func windowStart(d *RunData) int {
 }
 
 // perBucket sums a [team][bucket] series over teams.
-func perBucket(d *RunData, by [][]float64) plotter.XYs {
+func perBucket(ck clock, d *RunData, by [][]float64) plotter.XYs {
 	pts := make(plotter.XYs, len(d.Start))
 	for k := range pts {
-		pts[k].X = mid(d, k)
+		pts[k].X = mid(ck, d, k)
 		for m := range by {
 			pts[k].Y += by[m][k]
 		}
@@ -231,19 +259,20 @@ func perBucket(d *RunData, by [][]float64) plotter.XYs {
 // ask for, in two panels: one counts jobs, the other accelerators.
 func queueChart(d *RunData) (Chart, error) {
 	f := newFigure("queue", "Pending and running jobs, and pending demand", "Means over each bucket: jobs waiting and running, and the accelerators the waiting jobs ask for.")
+	ck := runClock(d)
 	jobs := f.addPanel(halfH, "", "jobs")
-	if err := jobs.line("pending jobs", "other", otherLook(0), perBucket(d, d.Pending), lineW); err != nil {
+	if err := jobs.line("pending jobs", "other", otherLook(0), perBucket(ck, d, d.Pending), lineW); err != nil {
 		return Chart{}, err
 	}
-	if err := jobs.line("running jobs", "other", otherLook(1), perBucket(d, d.Running), lineW); err != nil {
+	if err := jobs.line("running jobs", "other", otherLook(1), perBucket(ck, d, d.Running), lineW); err != nil {
 		return Chart{}, err
 	}
-	acc := f.addPanel(halfH, "day", "accelerators")
-	if err := acc.line("pending demand", "other", otherLook(2), perBucket(d, d.Demand), lineW); err != nil {
+	acc := f.addPanel(halfH, ck.name, "accelerators")
+	if err := acc.line("pending demand", "other", otherLook(2), perBucket(ck, d, d.Demand), lineW); err != nil {
 		return Chart{}, err
 	}
 	for _, pn := range f.panels {
-		timeAxis(pn, d)
+		timeAxis(pn, ck, d)
 		pn.yFromZero()
 	}
 	return f.render()
@@ -291,6 +320,7 @@ func cdfChart(id, title string, names []string, groups map[string][]float64, rol
 // panel (a count and accelerator-hours).
 func preemptionChart(d *RunData) (Chart, error) {
 	f := newFigure("preemptions", "Preemptions and lost work", "Lost work is progress since a job's last checkpoint, thrown away by a preemption or a failure.")
+	ck := runClock(d)
 	per := ""
 	if d.Summary != nil {
 		per = " per " + bucketName(d.Summary.BucketS)
@@ -301,13 +331,13 @@ func preemptionChart(d *RunData) (Chart, error) {
 	}{{"preemptions", "preemptions" + per, d.Preempts}, {"work lost", "accelerator-hours lost" + per, d.LostAccH}} {
 		x := ""
 		if i == 1 {
-			x = "day"
+			x = ck.name
 		}
 		pn := f.addPanel(halfH, x, s.unit)
-		if err := pn.line(s.name, "other", otherLook(i), bucketPoints(d, s.ys), lineW); err != nil {
+		if err := pn.line(s.name, "other", otherLook(i), bucketPoints(ck, d, s.ys), lineW); err != nil {
 			return Chart{}, err
 		}
-		timeAxis(pn, d)
+		timeAxis(pn, ck, d)
 		pn.yFromZero()
 	}
 	return f.render()
@@ -324,10 +354,10 @@ func bucketName(s float64) string {
 	return fmtDur(s) + " bucket"
 }
 
-func bucketPoints(d *RunData, ys []float64) plotter.XYs {
+func bucketPoints(ck clock, d *RunData, ys []float64) plotter.XYs {
 	pts := make(plotter.XYs, len(ys))
 	for k, y := range ys {
-		pts[k] = plotter.XY{X: mid(d, k), Y: y}
+		pts[k] = plotter.XY{X: mid(ck, d, k), Y: y}
 	}
 	return pts
 }
@@ -353,7 +383,8 @@ func costChart(d *RunData) (Chart, error) {
 		return Chart{ID: "cost", Title: costTitle, Note: "Unpriced: no instance type of this fleet has a price, so there is no cost chart."}, nil
 	}
 	f := newFigure("cost", costTitle, "Installed node-hours at on-demand prices over accelerator-hours of kept progress.")
-	pn := f.addPanel(chartH, "day", "USD per useful accelerator-hour")
+	ck := runClock(d)
+	pn := f.addPanel(chartH, ck.name, "USD per useful accelerator-hour")
 	var pts plotter.XYs
 	for k := range d.Start {
 		usd := 0.0
@@ -363,7 +394,7 @@ func costChart(d *RunData) (Chart, error) {
 			}
 		}
 		if d.Goodput[k] > 0 {
-			pts = append(pts, plotter.XY{X: mid(d, k), Y: usd / d.Goodput[k]})
+			pts = append(pts, plotter.XY{X: mid(ck, d, k), Y: usd / d.Goodput[k]})
 		}
 	}
 	if len(pts) == 0 {
@@ -375,11 +406,11 @@ func costChart(d *RunData) (Chart, error) {
 	}
 	if s := d.Summary; s != nil && s.Cost.USDPerUsefulAcceleratorHour > 0 {
 		v := s.Cost.USDPerUsefulAcceleratorHour
-		if err := pn.reference(fmt.Sprintf("over the window $%.2f", v), inkBlack, true, plotter.XYs{{X: days(s.WindowS[0]), Y: v}, {X: days(s.WindowS[1]), Y: v}}); err != nil {
+		if err := pn.reference(fmt.Sprintf("over the window $%.2f", v), inkBlack, true, plotter.XYs{{X: ck.at(s.WindowS[0]), Y: v}, {X: ck.at(s.WindowS[1]), Y: v}}); err != nil {
 			return Chart{}, err
 		}
 	}
-	timeAxis(pn, d)
+	timeAxis(pn, ck, d)
 	pn.yFromZero()
 	return f.render()
 }
@@ -438,14 +469,15 @@ func teamOrder(d *RunData) []string {
 // fidelityChart: accelerators in use, originally and in the replay.
 func fidelityChart(d *RunData) (Chart, error) {
 	f := newFigure("fidelity", "Replay fidelity: accelerators in use, original and simulated", "")
-	pn := f.addPanel(chartH, "day", "accelerators in use")
-	if err := pn.line("original", "other", otherLook(0), bucketPoints(d, d.Fidelity.OrigInUse), lineW); err != nil {
+	ck := runClock(d)
+	pn := f.addPanel(chartH, ck.name, "accelerators in use")
+	if err := pn.line("original", "other", otherLook(0), bucketPoints(ck, d, d.Fidelity.OrigInUse), lineW); err != nil {
 		return Chart{}, err
 	}
-	if err := pn.line("simulated", "other", otherLook(1), bucketPoints(d, d.Fidelity.SimInUse), lineW); err != nil {
+	if err := pn.line("simulated", "other", otherLook(1), bucketPoints(ck, d, d.Fidelity.SimInUse), lineW); err != nil {
 		return Chart{}, err
 	}
-	timeAxis(pn, d)
+	timeAxis(pn, ck, d)
 	pn.yFromZero()
 	return f.render()
 }

@@ -330,19 +330,20 @@ func comparisonCharts(c *Comparison) ([]Chart, error) {
 	}
 	lookOf := func(i int, _ string) look { return variantLook(i) }
 	end, warm := c.timeSpan()
+	ck := clockFor(end)
 
 	f := newFigure("cmp-utilization", "Utilisation over time (mean over seeds)", "")
-	pn := f.addPanel(chartH, "day", "utilisation")
+	pn := f.addPanel(chartH, ck.name, "utilisation")
 	for i, v := range c.Variants {
 		pts := make(plotter.XYs, len(v.Utilization))
 		for k := range pts {
-			pts[k] = plotter.XY{X: days(v.BucketMid[k]), Y: 100 * v.Utilization[k]}
+			pts[k] = plotter.XY{X: ck.at(v.BucketMid[k]), Y: 100 * v.Utilization[k]}
 		}
 		if err := pn.line(v.Name, "variant", variantLook(i), pts, lineW); err != nil {
 			return nil, err
 		}
 	}
-	pn.timeAxis(end, warm)
+	pn.timeAxis(ck, end, warm)
 	pn.percentAxis()
 	ch, err := f.render()
 	if err != nil {
@@ -360,7 +361,7 @@ func comparisonCharts(c *Comparison) ([]Chart, error) {
 	}
 	out = append(out, ch)
 
-	if ch, err = pendingChart(c, end, warm); err != nil {
+	if ch, err = pendingChart(c, ck, end, warm); err != nil {
 		return nil, err
 	}
 	out = append(out, ch)
@@ -370,17 +371,17 @@ func comparisonCharts(c *Comparison) ([]Chart, error) {
 	return append(out, ch), nil
 }
 
-// timeSpan is the horizon and the warm-up in days, the warm-up only where
-// every run shares it.
+// timeSpan is the horizon and the warm-up in seconds, the warm-up only
+// where every run shares it.
 func (c *Comparison) timeSpan() (end, warm float64) {
 	warm = math.NaN()
 	for _, v := range c.Variants {
 		if n := len(v.BucketMid); n > 0 {
-			end = math.Max(end, days(v.BucketMid[n-1]))
+			end = math.Max(end, v.BucketMid[n-1])
 		}
 		for _, s := range v.Summaries {
-			end = math.Max(end, days(s.WindowS[1]))
-			switch w := days(s.WindowS[0]); {
+			end = math.Max(end, s.WindowS[1])
+			switch w := s.WindowS[0]; {
 			case math.IsNaN(warm):
 				warm = w
 			case warm != w:
@@ -410,7 +411,7 @@ func needsLog(values []float64, floor float64) bool {
 
 // pendingChart: jobs waiting over time per variant, on a log axis where
 // one variant's queue dwarfs another's.
-func pendingChart(c *Comparison, end, warm float64) (Chart, error) {
+func pendingChart(c *Comparison, ck clock, end, warm float64) (Chart, error) {
 	const floor = 0.1
 	var peaks []float64
 	for _, v := range c.Variants {
@@ -423,7 +424,7 @@ func pendingChart(c *Comparison, end, warm float64) (Chart, error) {
 		y = "jobs waiting (log scale)"
 		f.note = "The queues differ by orders of magnitude, hence the log scale; under 0.1 job is drawn at 0.1."
 	}
-	pn := f.addPanel(chartH, "day", y)
+	pn := f.addPanel(chartH, ck.name, y)
 	for i, v := range c.Variants {
 		pts := make(plotter.XYs, len(v.Pending))
 		for k := range pts {
@@ -431,13 +432,13 @@ func pendingChart(c *Comparison, end, warm float64) (Chart, error) {
 			if log {
 				y = log10At(y, floor)
 			}
-			pts[k] = plotter.XY{X: days(v.BucketMid[k]), Y: y}
+			pts[k] = plotter.XY{X: ck.at(v.BucketMid[k]), Y: y}
 		}
 		if err := pn.line(v.Name, "variant", variantLook(i), pts, lineW); err != nil {
 			return Chart{}, err
 		}
 	}
-	pn.timeAxis(end, warm)
+	pn.timeAxis(ck, end, warm)
 	if log {
 		logAxis(pn, floor)
 	} else {

@@ -146,11 +146,14 @@ func (pn *panel) bars(name, role string, lk look, values []float64, index, count
 	pn.add(mark{name: name, look: lk, kind: barMark, role: role, draw: b})
 }
 
-// timeAxis makes x the run's time in days from 0 to end, with the warm-up
-// shaded.
-func (pn *panel) timeAxis(endDays, warmupDays float64) {
-	pn.p.X.Min, pn.p.X.Max = 0, endDays
-	pn.warmup = warmupDays
+// timeAxis makes x the run's time from 0 to end (seconds) in the clock's
+// unit, with the warm-up shaded.
+func (pn *panel) timeAxis(ck clock, end, warm float64) {
+	pn.p.X.Min, pn.p.X.Max = 0, ck.at(end)
+	pn.warmup = ck.at(warm)
+	if ck.name == "hour" {
+		pn.p.X.Tick.Marker = linearTicks{Target: 10, Steps: []float64{1, 2, 3, 6, 12, 24}}
+	}
 }
 
 // render lays the figure out and writes its SVG.

@@ -9,10 +9,12 @@ import (
 )
 
 // linearTicks puts about Target labelled ticks on 1, 2 or 5 × 10^k steps
-// and writes each without needless decimals (0, 10, 20; 0.5, 1, 1.5).
+// (or the smallest of Steps that will do, such as 6 and 12 for hours) and
+// writes each without needless decimals (0, 10, 20; 0.5, 1, 1.5).
 type linearTicks struct {
 	Target int
 	Suffix string // e.g. "%"
+	Steps  []float64
 }
 
 // niceStep is the smallest 1, 2 or 5 × 10^k step that cuts span into at
@@ -37,6 +39,12 @@ func (t linearTicks) Ticks(lo, hi float64) []plot.Tick {
 		target = 5
 	}
 	step := niceStep(hi-lo, target)
+	for _, s := range t.Steps {
+		if s*float64(target) >= (hi-lo)*(1-1e-9) {
+			step = s
+			break
+		}
+	}
 	var out []plot.Tick
 	// Multiples of the step, not running sums, so labels stay exact.
 	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
@@ -109,8 +117,8 @@ func groupThousands(s string) string {
 // stands for 10^v): gonum's own log scale places axis labels at the
 // arithmetic midpoint and squeezes the data area, so log charts plot
 // log10 of their data instead. The powers of ten are labelled (and 2 and 5
-// times them when the range holds fewer than two powers), with unlabelled
-// minor ticks between.
+// times them when the range holds fewer than three powers), with
+// unlabelled minor ticks between.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -133,7 +141,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			label := ""
-			if m == 1 || (powers < 2 && (m == 2 || m == 5)) {
+			if m == 1 || (powers < 3 && (m == 2 || m == 5)) {
 				label = fmtTick(float64(m)*p, p)
 			}
 			out = append(out, plot.Tick{Value: e, Label: label})

@@ -26,6 +26,7 @@ func TestTickLabelsHaveNoNeedlessDecimals(t *testing.T) {
 	}{
 		{"sixty days", linearTicks{Target: 10}, 0, 60, "0 10 20 30 40 50 60"},
 		{"a week", linearTicks{Target: 10}, 0, 7, "0 1 2 3 4 5 6 7"},
+		{"a day in hours", linearTicks{Target: 10, Steps: []float64{1, 2, 3, 6, 12, 24}}, 0, 24, "0 3 6 9 12 15 18 21 24"},
 		{"half days", linearTicks{Target: 5}, 0, 2, "0 0.5 1 1.5 2"},
 		{"fractions", linearTicks{Target: 5}, 0, 1, "0 0.2 0.4 0.6 0.8 1"},
 		{"utilisation", linearTicks{Target: 5, Suffix: "%"}, 0, 100, "0% 20% 40% 60% 80% 100%"},
@@ -35,6 +36,7 @@ func TestTickLabelsHaveNoNeedlessDecimals(t *testing.T) {
 		{"hours, log", logTicks{}, -2, 3, "0.01 0.1 1 10 100 1000"},
 		{"jobs, log", logTicks{}, -1, 5, "0.1 1 10 100 1,000 10,000 100,000"},
 		{"under a decade", logTicks{}, 0.1, 0.9, "2 5"},
+		{"a minute to hours", logTicks{}, -1.78, 0.8, "0.02 0.05 0.1 0.2 0.5 1 2 5"},
 	} {
 		if got := labels(c.ticks.Ticks(c.lo, c.hi)); got != c.want {
 			t.Errorf("%s: ticks %q, want %q", c.name, got, c.want)

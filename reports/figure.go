@@ -32,7 +32,7 @@ type panel struct {
 	p      *plot.Plot
 	height vg.Length
 	marks  []mark
-	warmup float64 // end of the warm-up in x units (days); 0 draws no band
+	warmup float64 // end of the warm-up in x units; 0 draws no band
 }
 
 type markKind int
@@ -45,13 +45,12 @@ const (
 
 // mark is one drawn series: what the legend calls it and how it looks.
 type mark struct {
-	name     string
-	look     look
-	kind     markKind
-	width    vg.Length
-	role     string // "team", "other", "variant" or "reference"
-	draw     plot.Plotter
-	noLegend bool
+	name  string
+	look  look
+	kind  markKind
+	width vg.Length
+	role  string // "team", "other", "variant" or "reference"
+	draw  plot.Plotter
 }
 
 const (
@@ -212,9 +211,10 @@ func (pn *panel) render(b *strings.Builder, i int, area vg.Rectangle, W, H vg.Le
 	da := p.DataCanvas(fc).Rectangle
 	fmt.Fprintf(b, `<rect class="data-area" x="%.5g" y="%.5g" width="%.5g" height="%.5g" fill="none" stroke="none"/>`+"\n",
 		da.Min.X.Points(), da.Min.Y.Points(), (da.Max.X - da.Min.X).Points(), (da.Max.Y - da.Min.Y).Points())
-	layer := func(draw func(c draw.Canvas)) (string, error) {
+	// Each layer gets a canvas of its own, so that it becomes a group.
+	layer := func(paint func(c draw.Canvas)) (string, error) {
 		c := vgsvg.New(W, H)
-		draw(drawCanvas(c, da))
+		paint(drawCanvas(c, da))
 		return svgBody(c, H)
 	}
 	if pn.warmup > 0 {
@@ -274,7 +274,7 @@ type legendLayout struct {
 func layoutLegend(pn *panel, sty text.Style) legendLayout {
 	var l legendLayout
 	for _, m := range pn.marks {
-		if !m.noLegend && m.name != "" {
+		if m.name != "" {
 			l.entries = append(l.entries, m)
 		}
 	}

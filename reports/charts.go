@@ -1,20 +1,16 @@
 package reports
 
 import (
-	"bytes"
 	"fmt"
-	"image/color"
 	"math"
-	"sort"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Chart is one rendered chart.
+// Chart is one rendered chart. A chart left out (nothing to draw) has no
+// SVG and says why in Note.
 type Chart struct {
 	ID    string
 	Title string
@@ -25,69 +21,84 @@ type Chart struct {
 const (
 	chartW = 11 * vg.Inch
 	chartH = 4 * vg.Inch
+	// halfH is the height of each of two panels that share a chart.
+	halfH = 2.6 * vg.Inch
 )
-
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Legend.ThumbnailWidth = vg.Points(14)
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(10)
-		a.Tick.Label.Font.Size = vg.Points(9)
-	}
-	p.Title.TextStyle.Font.Size = vg.Points(11)
-	g := plotter.NewGrid()
-	g.Vertical.Color = color.Gray{Y: 225}
-	g.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(g)
-	return p
-}
-
-func render(id, title, note string, p *plot.Plot) (Chart, error) {
-	wt, err := p.WriterTo(chartW, chartH, "svg")
-	if err != nil {
-		return Chart{}, fmt.Errorf("chart %s: %w", id, err)
-	}
-	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
-		return Chart{}, err
-	}
-	svg := b.String()
-	if i := bytes.Index(b.Bytes(), []byte("<svg")); i > 0 {
-		svg = svg[i:] // drop the XML prolog to inline the SVG in HTML
-	}
-	return Chart{ID: id, Title: title, Note: note, SVG: svg}, nil
-}
 
 func days(t float64) float64 { return t / 86400 }
 
-func mid(d *RunData, k int) float64 { return days((d.Start[k] + d.End[k]) / 2) }
-
-func line(p *plot.Plot, label string, pts plotter.XYs, i int, dashed bool) error {
-	l, err := plotter.NewLine(pts)
-	if err != nil {
-		return err
-	}
-	l.Color = plotutil.Color(i)
-	l.Width = vg.Points(1.2)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	}
-	p.Add(l)
-	if label != "" {
-		p.Legend.Add(label, l)
-	}
-	return nil
+// clock is the unit of a time axis: days, or hours for runs shorter than
+// three days, so ticks stay whole numbers.
+type clock struct {
+	unit float64 // seconds
+	name string
 }
+
+func clockFor(horizon float64) clock {
+	if horizon < 3*86400 {
+		return clock{3600, "hour"}
+	}
+	return clock{86400, "day"}
+}
+
+func (c clock) at(t float64) float64 { return t / c.unit }
+
+// runSpan is the run's end and warm-up, in seconds.
+func runSpan(d *RunData) (end, warm float64) {
+	if n := len(d.End); n > 0 {
+		end = d.End[n-1]
+	}
+	if d.Summary != nil {
+		warm = d.Summary.WindowS[0]
+		end = math.Max(end, d.Summary.WindowS[1])
+	}
+	return end, warm
+}
+
+func runClock(d *RunData) clock {
+	end, _ := runSpan(d)
+	return clockFor(end)
+}
+
+func mid(ck clock, d *RunData, k int) float64 { return ck.at((d.Start[k] + d.End[k]) / 2) }
+
+// timeAxis puts the run's time on the panel's x axis, warm-up shaded.
+func timeAxis(pn *panel, ck clock, d *RunData) {
+	end, warm := runSpan(d)
+	pn.timeAxis(ck, end, warm)
+}
+
+// yFromZero starts the y axis at 0 and ends it on a labelled tick.
+func (pn *panel) yFromZero() {
+	p := pn.p
+	p.Y.Min = 0
+	if math.IsInf(p.Y.Max, 0) || p.Y.Max <= 0 {
+		p.Y.Max = 1
+		return
+	}
+	step := niceStep(p.Y.Max, 5)
+	p.Y.Max = math.Ceil(p.Y.Max/step-1e-9) * step
+}
+
+// percentAxis shows y as 0%–100%.
+func (pn *panel) percentAxis() {
+	pn.p.Y.Min, pn.p.Y.Max = 0, 100
+	pn.p.Y.Tick.Marker = linearTicks{Target: 5, Suffix: "%"}
+}
+
+const lineW = vg.Length(1.3)
 
 // utilizationChart: allocated ÷ installed per type and for the fleet, with
 // the peak (95th percentile of the window's buckets) marked.
 func utilizationChart(d *RunData) (Chart, error) {
-	p := newPlot("", "day", "utilisation %")
+	note := ""
+	s := d.Summary
+	ck := runClock(d)
+	if s != nil {
+		note = fmt.Sprintf("Mean %.1f%%, peak %.1f%% (95th percentile of %s buckets), measured from %s %s.", 100*s.Utilization.Mean, 100*s.Utilization.P95Bucket, fmtDur(s.BucketS), ck.name, fmtTick(ck.at(s.WindowS[0]), 1))
+	}
+	f := newFigure("utilization", "Utilisation over time, per instance type", note)
+	pn := f.addPanel(chartH, ck.name, "utilisation")
 	nB := len(d.Start)
 	fleetA, fleetI := make([]float64, nB), make([]float64, nB)
 	for t, ty := range d.Types {
@@ -99,29 +110,30 @@ func utilizationChart(d *RunData) (Chart, error) {
 			}
 			fleetA[k] += a
 			fleetI[k] += d.Installed[t][k]
-			pts[k] = plotter.XY{X: mid(d, k), Y: 100 * ratio(a, d.Installed[t][k])}
+			pts[k] = plotter.XY{X: mid(ck, d, k), Y: 100 * ratio(a, d.Installed[t][k])}
 		}
-		if err := line(p, ty, pts, t+1, false); err != nil {
-			return Chart{}, err
+		if len(d.Types) > 1 { // one type is the fleet
+			if err := pn.line(ty, "other", otherLook(t), pts, lineW); err != nil {
+				return Chart{}, err
+			}
 		}
 	}
 	pts := make(plotter.XYs, nB)
 	for k := range pts {
-		pts[k] = plotter.XY{X: mid(d, k), Y: 100 * ratio(fleetA[k], fleetI[k])}
+		pts[k] = plotter.XY{X: mid(ck, d, k), Y: 100 * ratio(fleetA[k], fleetI[k])}
 	}
-	if err := line(p, "fleet", pts, 0, false); err != nil {
+	if err := pn.reference("fleet", inkBlack, false, pts); err != nil {
 		return Chart{}, err
 	}
-	note := ""
-	if s := d.Summary; s != nil {
+	if s != nil {
 		peak := 100 * s.Utilization.P95Bucket
-		if err := line(p, fmt.Sprintf("peak (p95) %.0f%%", peak), plotter.XYs{{X: days(s.WindowS[0]), Y: peak}, {X: days(s.WindowS[1]), Y: peak}}, 0, true); err != nil {
+		if err := pn.reference(fmt.Sprintf("peak (p95) %.0f%%", peak), inkGrey, true, plotter.XYs{{X: ck.at(s.WindowS[0]), Y: peak}, {X: ck.at(s.WindowS[1]), Y: peak}}); err != nil {
 			return Chart{}, err
 		}
-		note = fmt.Sprintf("Mean %.1f%%, peak %.1f%% (95th percentile of %s buckets), measured from day %.0f.", 100*s.Utilization.Mean, peak, fmtDur(s.BucketS), days(s.WindowS[0]))
 	}
-	p.Y.Min, p.Y.Max = 0, 105
-	return render("utilization", "Utilisation over time, per instance type", note, p)
+	timeAxis(pn, ck, d)
+	pn.percentAxis()
+	return f.render()
 }
 
 func ratio(a, b float64) float64 {
@@ -134,7 +146,9 @@ func ratio(a, b float64) float64 {
 // teamAreaChart: accelerators allocated per team as stacked areas, with
 // the fleet's installed capacity.
 func teamAreaChart(d *RunData) (Chart, error) {
-	p := newPlot("", "day", "accelerators")
+	f := newFigure("teams", "Allocated accelerators per team (stacked)", "Each band is a team's allocation; the dashed line is the fleet.")
+	ck := runClock(d)
+	pn := f.addPanel(chartH, ck.name, "accelerators")
 	nB := len(d.Start)
 	cum := make([]float64, nB)
 	var layers []plotter.XYs
@@ -144,51 +158,44 @@ func teamAreaChart(d *RunData) (Chart, error) {
 			for t := range d.Types {
 				cum[k] += d.Allocated[t][m][k]
 			}
-			pts[k] = plotter.XY{X: mid(d, k), Y: cum[k]}
+			pts[k] = plotter.XY{X: mid(ck, d, k), Y: cum[k]}
 		}
 		layers = append(layers, pts)
 	}
-	// Paint the tallest layer first so each lower one shows on top of it.
+	// Paint the tallest layer first so each lower one shows on top of it;
+	// the legend then lists teams top band first, as they stack.
 	for m := len(layers) - 1; m >= 0; m-- {
-		l, err := plotter.NewLine(layers[m])
-		if err != nil {
+		if err := pn.area(d.Teams[m], "team", teamLook(m), layers[m]); err != nil {
 			return Chart{}, err
 		}
-		c := plotutil.Color(m + 1)
-		l.Color = c
-		l.FillColor = fade(c)
-		p.Add(l)
-		p.Legend.Add(d.Teams[m], l)
 	}
 	inst := make(plotter.XYs, nB)
 	for k := 0; k < nB; k++ {
 		for t := range d.Types {
 			inst[k].Y += d.Installed[t][k]
 		}
-		inst[k].X = mid(d, k)
+		inst[k].X = mid(ck, d, k)
 	}
-	if err := line(p, "installed", inst, 0, true); err != nil {
+	if err := pn.reference("installed", inkBlack, true, inst); err != nil {
 		return Chart{}, err
 	}
-	p.Y.Min = 0
-	return render("teams", "Allocated accelerators per team (stacked)", "Each band is a team's allocation; the dashed line is the fleet.", p)
-}
-
-// fade is a lighter, opaque tint of a colour, for filled areas.
-func fade(c color.Color) color.Color {
-	r, g, b, _ := c.RGBA()
-	mix := func(x uint32) uint8 { return uint8((x>>8)*6/10 + 255*4/10) }
-	return color.NRGBA{R: mix(r), G: mix(g), B: mix(b), A: 255}
+	timeAxis(pn, ck, d)
+	pn.yFromZero()
+	return f.render()
 }
 
 // teamBarChart: per team, mean quota, allocated, borrowed and lent over the
 // window (the HyperPod dashboard's allocated vs borrowed).
 func teamBarChart(d *RunData) (Chart, error) {
-	p := newPlot("", "", "accelerators (mean over the window)")
+	f := newFigure("team-bars", "Quota, allocated, borrowed and lent per team", "Borrowed: held above the team's quota; lent: the team's quota others held.")
+	pn := f.addPanel(chartH, "", "accelerators (mean over the window)")
 	first := windowStart(d)
 	n := len(d.Teams)
-	series := map[string]plotter.Values{"quota": make(plotter.Values, n), "allocated": make(plotter.Values, n),
-		"borrowed": make(plotter.Values, n), "lent": make(plotter.Values, n)}
+	names := []string{"quota", "allocated", "borrowed", "lent"}
+	series := make([][]float64, len(names))
+	for i := range series {
+		series[i] = make([]float64, n)
+	}
 	for m := range d.Teams {
 		var q, a, b, l, w float64
 		for k := first; k < len(d.Start); k++ {
@@ -202,25 +209,26 @@ func teamBarChart(d *RunData) (Chart, error) {
 			}
 		}
 		if w > 0 {
-			series["quota"][m], series["allocated"][m], series["borrowed"][m], series["lent"][m] = q/w, a/w, b/w, l/w
+			series[0][m], series[1][m], series[2][m], series[3][m] = q/w, a/w, b/w, l/w
 		}
 	}
-	width := vg.Points(8)
-	for i, name := range []string{"quota", "allocated", "borrowed", "lent"} {
-		bc, err := plotter.NewBarChart(series[name], width)
-		if err != nil {
-			return Chart{}, err
-		}
-		bc.Color = plotutil.Color(i + 1)
-		bc.LineStyle.Width = 0
-		bc.Offset = vg.Length(i-2) * width
-		p.Add(bc)
-		p.Legend.Add(name, bc)
+	for i, name := range names {
+		pn.bars(name, "other", otherLook(i), series[i], i, len(names))
 	}
-	p.NominalX(d.Teams...)
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	return render("team-bars", "Quota, allocated, borrowed and lent per team", "Borrowed: held above the team's quota; lent: the team's quota others held.", p)
+	teamAxis(pn, d.Teams)
+	pn.yFromZero()
+	return f.render()
+}
+
+// teamAxis names the categories of a bar chart after teams.
+func teamAxis(pn *panel, teams []string) {
+	if len(teams) == 0 {
+		return
+	}
+	pn.p.NominalX(teams...)
+	pn.p.X.Tick.Label.Rotation = math.Pi / 6
+	pn.p.X.Tick.Label.XAlign = draw.XRight
+	pn.p.X.Min, pn.p.X.Max = -0.5, float64(len(teams))-0.5
 }
 
 func windowStart(d *RunData) int {
@@ -235,99 +243,150 @@ func windowStart(d *RunData) int {
 	return 0
 }
 
-// queueChart: waiting and running jobs, and the accelerators waiting jobs ask for.
-func queueChart(d *RunData) (Chart, error) {
-	p := newPlot("", "day", "jobs / accelerators")
-	nB := len(d.Start)
-	pend, run, dem := make(plotter.XYs, nB), make(plotter.XYs, nB), make(plotter.XYs, nB)
-	for k := 0; k < nB; k++ {
-		x := mid(d, k)
-		pend[k].X, run[k].X, dem[k].X = x, x, x
-		for m := range d.Teams {
-			pend[k].Y += d.Pending[m][k]
-			run[k].Y += d.Running[m][k]
-			dem[k].Y += d.Demand[m][k]
+// perBucket sums a [team][bucket] series over teams.
+func perBucket(ck clock, d *RunData, by [][]float64) plotter.XYs {
+	pts := make(plotter.XYs, len(d.Start))
+	for k := range pts {
+		pts[k].X = mid(ck, d, k)
+		for m := range by {
+			pts[k].Y += by[m][k]
 		}
 	}
-	for i, s := range []struct {
-		name string
-		pts  plotter.XYs
-	}{{"pending jobs", pend}, {"running jobs", run}, {"pending demand (accelerators)", dem}} {
-		if err := line(p, s.name, s.pts, i+1, i == 2); err != nil {
-			return Chart{}, err
-		}
-	}
-	p.Y.Min = 0
-	return render("queue", "Pending and running jobs, and pending demand", "", p)
+	return pts
 }
 
-// cdfChart: the distribution of waits per group.
-func cdfChart(id, title string, groups map[string][]float64) (Chart, error) {
-	p := newPlot("", "wait (hours, log scale; under a minute shown at a minute)", "fraction of jobs")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		if len(groups[n]) > 0 {
-			names = append(names, n)
-		}
+// queueChart: waiting and running jobs, and the accelerators waiting jobs
+// ask for, in two panels: one counts jobs, the other accelerators.
+func queueChart(d *RunData) (Chart, error) {
+	f := newFigure("queue", "Pending and running jobs, and pending demand", "Means over each bucket: jobs waiting and running, and the accelerators the waiting jobs ask for.")
+	ck := runClock(d)
+	jobs := f.addPanel(halfH, "", "jobs")
+	if err := jobs.line("pending jobs", "other", otherLook(0), perBucket(ck, d, d.Pending), lineW); err != nil {
+		return Chart{}, err
 	}
-	sort.Strings(names)
-	const floor = 1.0 / 60
+	if err := jobs.line("running jobs", "other", otherLook(1), perBucket(ck, d, d.Running), lineW); err != nil {
+		return Chart{}, err
+	}
+	acc := f.addPanel(halfH, ck.name, "accelerators")
+	if err := acc.line("pending demand", "other", otherLook(2), perBucket(ck, d, d.Demand), lineW); err != nil {
+		return Chart{}, err
+	}
+	for _, pn := range f.panels {
+		timeAxis(pn, ck, d)
+		pn.yFromZero()
+	}
+	return f.render()
+}
+
+// waitFloor is where waits under a minute are drawn on log axes (hours).
+const waitFloor = 1.0 / 60
+
+// cdfChart: the distribution of waits per group, groups in the given order.
+func cdfChart(id, title string, names []string, groups map[string][]float64, role string, lookOf func(i int, name string) look) (Chart, error) {
+	f := newFigure(id, title, "")
+	f.note = "Waits under a minute are drawn at a minute."
+	pn := f.addPanel(chartH, "wait (hours, log scale)", "jobs waiting at most this long")
+	pn.p.X.Tick.Marker = logTicks{}
+	drawn := 0
 	for i, n := range names {
 		w := groups[n]
+		if len(w) == 0 {
+			continue
+		}
 		step := max(1, len(w)/400)
 		var pts plotter.XYs
 		for j := 0; j < len(w); j += step {
-			pts = append(pts, plotter.XY{X: math.Max(floor, w[j]/3600), Y: float64(j+1) / float64(len(w))})
+			pts = append(pts, plotter.XY{X: log10At(w[j]/3600, waitFloor), Y: 100 * float64(j+1) / float64(len(w))})
 		}
-		pts = append(pts, plotter.XY{X: math.Max(floor, w[len(w)-1]/3600), Y: 1})
-		if err := line(p, n, pts, i+1, false); err != nil {
+		pts = append(pts, plotter.XY{X: log10At(w[len(w)-1]/3600, waitFloor), Y: 100})
+		if err := pn.line(n, role, lookOf(i, n), pts, lineW); err != nil {
+			return Chart{}, err
+		}
+		drawn++
+	}
+	if drawn == 0 {
+		if err := pn.reference("no job started", inkGrey, true, plotter.XYs{{X: math.Log10(waitFloor), Y: 0}, {X: 0, Y: 0}}); err != nil {
 			return Chart{}, err
 		}
 	}
-	if len(names) == 0 {
-		if err := line(p, "no job started", plotter.XYs{{X: floor, Y: 0}, {X: 1, Y: 0}}, 1, false); err != nil {
-			return Chart{}, err
-		}
-	}
-	p.Y.Min, p.Y.Max = 0, 1.02
-	// A log axis needs a positive, non-empty range, even when every job
-	// started at once.
-	p.X.Min = floor
-	p.X.Max = math.Max(p.X.Max, 1)
-	return render(id, title, "", p)
+	pn.percentAxis()
+	// From a minute to at least an hour, even when every job started at once.
+	pn.p.X.Min = math.Log10(waitFloor)
+	pn.p.X.Max = math.Max(pn.p.X.Max, 0)
+	return f.render()
 }
 
-// preemptionChart: preemptions and lost work per bucket.
+// preemptionChart: preemptions and lost work per bucket, each in its own
+// panel (a count and accelerator-hours).
 func preemptionChart(d *RunData) (Chart, error) {
-	p := newPlot("", "day", "per bucket")
-	if err := bucketLines(d, p, []string{"preemptions", "work lost (accelerator-hours)"}, d.Preempts, d.LostAccH); err != nil {
-		return Chart{}, err
+	f := newFigure("preemptions", "Preemptions and lost work", "Lost work is progress since a job's last checkpoint, thrown away by a preemption or a failure.")
+	ck := runClock(d)
+	per := ""
+	if d.Summary != nil {
+		per = " per " + bucketName(d.Summary.BucketS)
 	}
-	return render("preemptions", "Preemptions and lost work", "Lost work is progress since a job's last checkpoint, thrown away by a preemption or a failure.", p)
+	for i, s := range []struct {
+		name, unit string
+		ys         []float64
+	}{{"preemptions", "preemptions" + per, d.Preempts}, {"work lost", "accelerator-hours lost" + per, d.LostAccH}} {
+		x := ""
+		if i == 1 {
+			x = ck.name
+		}
+		pn := f.addPanel(halfH, x, s.unit)
+		if err := pn.line(s.name, "other", otherLook(i), bucketPoints(ck, d, s.ys), lineW); err != nil {
+			return Chart{}, err
+		}
+		timeAxis(pn, ck, d)
+		pn.yFromZero()
+	}
+	return f.render()
 }
 
-// bucketLines draws per-bucket series as lines, styled in turn, from y = 0.
-func bucketLines(d *RunData, p *plot.Plot, names []string, series ...[]float64) error {
-	for i, ys := range series {
-		pts := make(plotter.XYs, len(ys))
-		for k, y := range ys {
-			pts[k] = plotter.XY{X: mid(d, k), Y: y}
-		}
-		if err := line(p, names[i], pts, i+1, false); err != nil {
-			return err
+// bucketName is a bucket's length as a unit: "day", "hour", "6-hour bucket".
+func bucketName(s float64) string {
+	switch s {
+	case 86400:
+		return "day"
+	case 3600:
+		return "hour"
+	}
+	return fmtDur(s) + " bucket"
+}
+
+func bucketPoints(ck clock, d *RunData, ys []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(ys))
+	for k, y := range ys {
+		pts[k] = plotter.XY{X: mid(ck, d, k), Y: y}
+	}
+	return pts
+}
+
+// unpricedFleet: no instance type of the run has a price, so there is no
+// cost to speak of (not a cost of $0).
+func unpricedFleet(d *RunData) bool {
+	if s := d.Summary; s != nil {
+		return len(s.Cost.UnpricedTypes) > 0 && s.Cost.USD == 0
+	}
+	for _, p := range d.Price {
+		if p > 0 {
+			return false
 		}
 	}
-	p.Y.Min = 0
-	return nil
+	return true
 }
+
+const costTitle = "Cost per useful accelerator-hour"
 
 func costChart(d *RunData) (Chart, error) {
-	p := newPlot("", "day", "USD per useful accelerator-hour")
-	nB := len(d.Start)
+	if unpricedFleet(d) {
+		return Chart{ID: "cost", Title: costTitle, Note: "Unpriced: no instance type of this fleet has a price, so there is no cost chart."}, nil
+	}
+	f := newFigure("cost", costTitle, "Installed node-hours at on-demand prices over accelerator-hours of kept progress.")
+	ck := runClock(d)
+	pn := f.addPanel(chartH, ck.name, "USD per useful accelerator-hour")
 	var pts plotter.XYs
-	for k := 0; k < nB; k++ {
+	for k := range d.Start {
 		usd := 0.0
 		for t := range d.Types {
 			if d.Price[t] > 0 && d.PerNode[t] > 0 {
@@ -335,29 +394,32 @@ func costChart(d *RunData) (Chart, error) {
 			}
 		}
 		if d.Goodput[k] > 0 {
-			pts = append(pts, plotter.XY{X: mid(d, k), Y: usd / d.Goodput[k]})
+			pts = append(pts, plotter.XY{X: mid(ck, d, k), Y: usd / d.Goodput[k]})
 		}
 	}
-	note := "Installed node-hours at on-demand prices over accelerator-hours of kept progress."
 	if len(pts) == 0 {
 		pts = plotter.XYs{{X: 0, Y: 0}}
-		note = "No priced instance type or no progress kept."
+		f.note = "No progress kept, so no cost per useful accelerator-hour."
 	}
-	if err := line(p, "cost per useful accelerator-hour", pts, 1, false); err != nil {
+	if err := pn.line("per bucket", "other", otherLook(0), pts, lineW); err != nil {
 		return Chart{}, err
 	}
 	if s := d.Summary; s != nil && s.Cost.USDPerUsefulAcceleratorHour > 0 {
 		v := s.Cost.USDPerUsefulAcceleratorHour
-		if err := line(p, fmt.Sprintf("over the window $%.2f", v), plotter.XYs{{X: days(s.WindowS[0]), Y: v}, {X: days(s.WindowS[1]), Y: v}}, 0, true); err != nil {
+		if err := pn.reference(fmt.Sprintf("over the window $%.2f", v), inkBlack, true, plotter.XYs{{X: ck.at(s.WindowS[0]), Y: v}, {X: ck.at(s.WindowS[1]), Y: v}}); err != nil {
 			return Chart{}, err
 		}
 	}
-	p.Y.Min = 0
-	return render("cost", "Cost per useful accelerator-hour", note, p)
+	timeAxis(pn, ck, d)
+	pn.yFromZero()
+	return f.render()
 }
 
 // RunCharts renders every chart of a run report.
 func RunCharts(d *RunData) ([]Chart, error) {
+	looks := teamLooks(d.Teams)
+	teamLookOf := func(_ int, name string) look { return looks[name] }
+	otherLookOf := func(i int, _ string) look { return otherLook(i) }
 	var out []Chart
 	for _, f := range []func() (Chart, error){
 		func() (Chart, error) { return utilizationChart(d) },
@@ -365,9 +427,11 @@ func RunCharts(d *RunData) ([]Chart, error) {
 		func() (Chart, error) { return teamBarChart(d) },
 		func() (Chart, error) { return queueChart(d) },
 		func() (Chart, error) {
-			return cdfChart("wait-class", "Wait time distribution per priority class", d.WaitsByClass)
+			return cdfChart("wait-class", "Wait time distribution per priority class", sortedKeys(d.WaitsByClass), d.WaitsByClass, "other", otherLookOf)
 		},
-		func() (Chart, error) { return cdfChart("wait-team", "Wait time distribution per team", d.WaitsByTeam) },
+		func() (Chart, error) {
+			return cdfChart("wait-team", "Wait time distribution per team", teamOrder(d), d.WaitsByTeam, "team", teamLookOf)
+		},
 		func() (Chart, error) { return preemptionChart(d) },
 		func() (Chart, error) { return costChart(d) },
 	} {
@@ -387,13 +451,35 @@ func RunCharts(d *RunData) ([]Chart, error) {
 	return out, nil
 }
 
+// teamOrder is the scenario's team order, then any other team with waits.
+func teamOrder(d *RunData) []string {
+	names := append([]string(nil), d.Teams...)
+	known := map[string]bool{}
+	for _, t := range d.Teams {
+		known[t] = true
+	}
+	for _, t := range sortedKeys(d.WaitsByTeam) {
+		if !known[t] {
+			names = append(names, t)
+		}
+	}
+	return names
+}
+
 // fidelityChart: accelerators in use, originally and in the replay.
 func fidelityChart(d *RunData) (Chart, error) {
-	p := newPlot("", "day", "accelerators in use")
-	if err := bucketLines(d, p, []string{"original", "simulated"}, d.Fidelity.OrigInUse, d.Fidelity.SimInUse); err != nil {
+	f := newFigure("fidelity", "Replay fidelity: accelerators in use, original and simulated", "")
+	ck := runClock(d)
+	pn := f.addPanel(chartH, ck.name, "accelerators in use")
+	if err := pn.line("original", "other", otherLook(0), bucketPoints(ck, d, d.Fidelity.OrigInUse), lineW); err != nil {
 		return Chart{}, err
 	}
-	return render("fidelity", "Replay fidelity: accelerators in use, original and simulated", "", p)
+	if err := pn.line("simulated", "other", otherLook(1), bucketPoints(ck, d, d.Fidelity.SimInUse), lineW); err != nil {
+		return Chart{}, err
+	}
+	timeAxis(pn, ck, d)
+	pn.yFromZero()
+	return f.render()
 }
 
 func fmtDur(s float64) string {

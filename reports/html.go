@@ -11,13 +11,21 @@ import (
 
 // page is what the HTML and Markdown templates see.
 type page struct {
-	Title    string
-	Sub      string
-	KPIs     [][2]string
-	Tables   []table
-	Charts   []Chart
-	Notes    []string
-	Fidelity []string
+	Title      string
+	Sub        string
+	Objectives []objectiveLine
+	Warnings   []string // what a reader must not miss, shown near the top
+	KPIs       [][2]string
+	Cards      []card
+	Tables     []table
+	Charts     []Chart
+	Notes      []string
+	Fidelity   []string
+}
+
+type objectiveLine struct {
+	Text string
+	Met  bool
 }
 
 type table struct {
@@ -43,6 +51,9 @@ func FmtDuration(s float64) string {
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
+// th writes a count with thousands separators.
+func th(n int) string { return Thousands(float64(n), 0) }
+
 // runPage lays out a run report.
 func runPage(d *RunData, charts []Chart) *page {
 	s := d.Summary
@@ -56,46 +67,51 @@ func runPage(d *RunData, charts []Chart) *page {
 		{"utilisation, mean", pct(s.Utilization.Mean)},
 		{"utilisation, peak (p95 bucket)", pct(s.Utilization.P95Bucket)},
 		{"goodput", pct(s.Goodput)},
-		{"jobs submitted / completed", fmt.Sprintf("%d / %d", s.Jobs.Submitted, s.Jobs.Completed)},
-		{"running / pending at the end", fmt.Sprintf("%d / %d", s.Jobs.RunningAtEnd, s.Jobs.PendingAtEnd)},
-		{"preemptions", fmt.Sprintf("%d", s.Preemptions)},
-		{"wait, mean / p95", FmtDuration(s.WaitS.Mean) + " / " + FmtDuration(s.WaitS.P95)},
+		{"jobs submitted / completed", th(s.Jobs.Submitted) + " / " + th(s.Jobs.Completed)},
+		{"running / pending at the end", th(s.Jobs.RunningAtEnd) + " / " + th(s.Jobs.PendingAtEnd)},
+		{"preemptions", th(s.Preemptions)},
+		{"wait, all jobs: mean / p95", FmtDuration(s.WaitAllS.Mean) + " / " + FmtDuration(s.WaitAllS.P95)},
+		{"jobs never started", th(s.WaitAllS.Unstarted) + " (" + pct(s.Jobs.UnstartedShare) + ")"},
 		{"runtime, mean", "-"},
 		{"fairness (Jain)", fmt.Sprintf("%.3f", s.Fairness.Jain)},
 		{"cost per useful accelerator-hour", fmt.Sprintf("$%.2f", s.Cost.USDPerUsefulAcceleratorHour)},
 	}
+	if unpricedFleet(d) {
+		p.KPIs[10][1] = "unpriced"
+	}
+	for _, o := range s.Objectives {
+		p.Objectives = append(p.Objectives, objectiveLine{Text: FormatObjective(o), Met: o.Met})
+	}
+	if w := UnstartedWarning(s); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
 	if s.Extra != nil {
-		p.KPIs[7][1] = FmtDuration(s.Extra.MeanRuntimeS)
+		p.KPIs[8][1] = FmtDuration(s.Extra.MeanRuntimeS)
 	}
 	teams := sortedKeys(s.ByTeam)
-	tt := table{Title: "Teams", Head: []string{"team", "usage", "entitled", "borrowed (mean)", "lent (mean)", "jobs done", "wait mean", "wait p95", "preempted"}}
+	tt := table{Title: "Teams", Head: []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed (mean)", "lent (mean)", "jobs done",
+		"wait mean (all jobs)", "wait p95 (all jobs)", "wait p95 (started)", "never started", "preempted"}}
 	for _, n := range teams {
 		t := s.ByTeam[n]
-		tt.Rows = append(tt.Rows, []string{n, pct(t.UsageShare), pct(t.EntitledShare), fmt.Sprintf("%.1f", t.BorrowedMean), fmt.Sprintf("%.1f", t.LentMean),
-			fmt.Sprintf("%d", t.JobsCompleted), FmtDuration(t.WaitS.Mean), FmtDuration(t.WaitS.P95), fmt.Sprintf("%d", t.Preemptions)})
+		ratio := "-"
+		if t.UsageVsEntitled != nil {
+			ratio = fmt.Sprintf("%.2f", *t.UsageVsEntitled)
+		}
+		tt.Rows = append(tt.Rows, []string{n, pct(t.UsageShare), pct(t.EntitledShare), ratio, fmt.Sprintf("%.1f", t.BorrowedMean), fmt.Sprintf("%.1f", t.LentMean),
+			th(t.JobsCompleted), FmtDuration(t.WaitAllS.Mean), FmtDuration(t.WaitAllS.P95), FmtDuration(t.WaitS.P95), th(t.WaitAllS.Unstarted), th(t.Preemptions)})
 	}
-	ct := table{Title: "Priority classes", Head: []string{"class", "jobs", "started", "wait mean", "wait p95", "wait max"}}
+	ct := table{Title: "Priority classes", Head: []string{"class", "jobs", "started", "wait mean (all jobs)", "wait p95 (all jobs)", "wait max (all jobs)", "wait p95 (started)", "never started"}}
 	for _, n := range sortedKeys(s.ByPriorityClass) {
 		c := s.ByPriorityClass[n]
-		ct.Rows = append(ct.Rows, []string{n, fmt.Sprintf("%d", c.JobsSubmitted), fmt.Sprintf("%d", c.JobsStarted), FmtDuration(c.WaitS.Mean), FmtDuration(c.WaitS.P95), FmtDuration(c.WaitS.Max)})
+		ct.Rows = append(ct.Rows, []string{n, th(c.JobsSubmitted), th(c.JobsStarted), FmtDuration(c.WaitAllS.Mean), FmtDuration(c.WaitAllS.P95),
+			FmtDuration(c.WaitAllS.Max), FmtDuration(c.WaitS.P95), th(c.WaitAllS.Unstarted)})
 	}
 	ut := table{Title: "Instance types", Head: []string{"type", "accelerators", "utilisation"}}
 	for _, n := range sortedKeys(s.Utilization.ByType) {
-		ut.Rows = append(ut.Rows, []string{n, fmt.Sprintf("%d", s.Capacity.ByType[n]), pct(s.Utilization.ByType[n])})
+		ut.Rows = append(ut.Rows, []string{n, th(s.Capacity.ByType[n]), pct(s.Utilization.ByType[n])})
 	}
 	p.Tables = []table{tt, ct, ut}
-	if len(s.Objectives) > 0 {
-		ot := table{Title: "Objectives", Head: []string{"objective", "value", "met"}}
-		for _, o := range s.Objectives {
-			met := "yes"
-			if !o.Met {
-				met = "NO"
-			}
-			ot.Rows = append(ot.Rows, []string{o.Objective, fmt.Sprintf("%.4g", o.Value), met})
-		}
-		p.Tables = append(p.Tables, ot)
-	}
-	if len(s.Cost.UnpricedTypes) > 0 {
+	if len(s.Cost.UnpricedTypes) > 0 && !unpricedFleet(d) {
 		p.Notes = append(p.Notes, "Left out of cost (no published price): "+strings.Join(s.Cost.UnpricedTypes, ", ")+".")
 	}
 	if f := d.Fidelity; f != nil {
@@ -149,13 +165,29 @@ figure{margin:0}
 figure svg{width:100%;height:auto}
 figcaption{font-size:12px;color:#5b6475;margin-top:4px}
 .note{font-size:13px;color:#5b6475}
+.objectives ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:8px}
+.objectives li{padding:6px 10px;border-radius:4px;font-size:14px;font-weight:600}
+.objectives li.met{background:#e6f4ea;color:#1e6b34}
+.objectives li.missed{background:#fbe9e9;color:#a12a2a}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:10px;margin-bottom:20px}
+.card table{font-size:14px;margin-top:6px}
+.card td{border:0;padding:2px 6px 2px 0}
+.card td.v{font-weight:600;font-size:17px}
+.diff.better{color:#1e6b34}
+.diff.worse{color:#a12a2a}
+.diff.same{color:#5b6475}
+.warning{background:#fff4d6;border-left:4px solid #c98a00;padding:8px 12px;border-radius:4px;font-size:14px}
 </style></head>
 <body>
 <header><h1>{{.Title}}</h1><p>{{.Sub}}</p></header>
 <main>
-<div class="kpis">{{range .KPIs}}<div class="kpi"><div class="k">{{index . 0}}</div><div class="v">{{index . 1}}</div></div>{{end}}</div>
-{{range .Charts}}<section class="chart" id="chart-{{.ID}}"><h2>{{.Title}}</h2><figure>{{svg .SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure></section>
-{{end}}
+{{range .Warnings}}<p class="warning">{{.}}</p>{{end}}
+{{if .Objectives}}<section class="objectives"><h2>Objectives</h2><ul>{{range .Objectives}}<li class="{{if .Met}}met{{else}}missed{{end}}">{{.Text}}</li>{{end}}</ul></section>{{end}}
+{{if .KPIs}}<div class="kpis">{{range .KPIs}}<div class="kpi"><div class="k">{{index . 0}}</div><div class="v">{{index . 1}}</div></div>{{end}}</div>{{end}}
+{{if .Cards}}<div class="cards">{{range .Cards}}<div class="kpi card"><div class="k">{{.Label}}</div><table>{{range .Rows}}<tr><td>{{.Name}}</td><td class="v">{{.Value}}</td><td class="diff {{.Tone}}">{{.Diff}}</td></tr>{{end}}</table></div>{{end}}</div>{{end}}
+{{range .Charts}}{{if .SVG}}<section class="chart" id="chart-{{.ID}}"><h2>{{.Title}}</h2><figure>{{svg .SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure></section>
+{{else}}<section class="chart-omitted" id="chart-{{.ID}}"><h2>{{.Title}}</h2><p class="note">{{.Note}}</p></section>
+{{end}}{{end}}
 {{if .Fidelity}}<section id="fidelity"><h2>Replay fidelity</h2>{{range .Fidelity}}<p class="note">{{.}}</p>{{end}}</section>{{end}}
 {{range .Tables}}<section><h2>{{.Title}}</h2><table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -176,6 +208,16 @@ func (p *page) writeHTML(w io.Writer) error { return htmlTmpl.Execute(w, p) }
 func (p *page) writeMarkdown(w io.Writer, chartDir string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", p.Title, p.Sub)
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "> **Warning:** %s\n\n", w)
+	}
+	if len(p.Objectives) > 0 {
+		b.WriteString("## Objectives\n\n")
+		for _, o := range p.Objectives {
+			fmt.Fprintf(&b, "- %s\n", o.Text)
+		}
+		b.WriteString("\n")
+	}
 	if len(p.KPIs) > 0 {
 		b.WriteString("| | |\n|---|---|\n")
 		for _, k := range p.KPIs {
@@ -183,7 +225,31 @@ func (p *page) writeMarkdown(w io.Writer, chartDir string) error {
 		}
 		b.WriteString("\n")
 	}
+	if len(p.Cards) > 0 {
+		b.WriteString("## Headline\n\n")
+	}
+	for _, c := range p.Cards {
+		fmt.Fprintf(&b, "- **%s**:", c.Label)
+		for i, r := range c.Rows {
+			sep := " "
+			if i > 0 {
+				sep = "; "
+			}
+			fmt.Fprintf(&b, "%s%s %s", sep, r.Name, r.Value)
+			if r.Diff != "" {
+				fmt.Fprintf(&b, " (%s)", r.Diff)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(p.Cards) > 0 {
+		b.WriteString("\n")
+	}
 	for _, c := range p.Charts {
+		if c.SVG == "" {
+			fmt.Fprintf(&b, "## %s\n\n%s\n\n", c.Title, c.Note)
+			continue
+		}
 		fmt.Fprintf(&b, "## %s\n\n![%s](%s/%s.svg)\n\n", c.Title, c.Title, chartDir, c.ID)
 		if c.Note != "" {
 			fmt.Fprintf(&b, "%s\n\n", c.Note)

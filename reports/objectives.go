@@ -159,8 +159,8 @@ func FormatValue(path string, v float64) string {
 	return trimZero(fmt.Sprintf("%.3g", v))
 }
 
-// FormatObjective writes a checked objective in its own units:
-// "by_priority_class.production.wait_all_s.p95 2.1 h ≤ 6 h: met".
+// FormatObjective writes a checked objective in words and its own units:
+// "production p95 wait (all jobs) 2.1 h ≤ 6 h: met".
 func FormatObjective(o ObjectiveResult) string {
 	path, limit := o.Path, o.Target
 	sym := map[string]string{"<=": "≤", ">=": "≥", "<": "<", ">": ">"}[o.Op]
@@ -169,13 +169,13 @@ func FormatObjective(o ObjectiveResult) string {
 		verdict = "NOT met"
 	}
 	if o.Error != "" {
-		return fmt.Sprintf("%s %s %s: NOT met (%s)", path, sym, FormatTarget(path, limit), o.Error)
+		return fmt.Sprintf("%s %s %s: NOT met (%s)", metricName(path), sym, FormatTarget(path, limit), o.Error)
 	}
 	at := ""
 	if o.At != "" && o.At != path {
 		at = " (worst: " + o.At + ")"
 	}
-	return fmt.Sprintf("%s %s %s %s: %s%s", path, FormatValue(path, o.Value), sym, FormatTarget(path, limit), verdict, at)
+	return fmt.Sprintf("%s %s %s %s: %s%s", metricName(path), FormatValue(path, o.Value), sym, FormatTarget(path, limit), verdict, at)
 }
 
 // FormatTarget writes an objective's bound as a person wrote it: 80%, 6 h.
@@ -241,3 +241,42 @@ func Thousands(x float64, decimals int) string {
 
 // trimZero drops a fractional ".0".
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+
+// metricName says what a summary path measures, in words.
+func metricName(path string) string {
+	parts := strings.Split(path, ".")
+	prefix := ""
+	if len(parts) > 2 && (parts[0] == "by_priority_class" || parts[0] == "by_team") {
+		prefix, parts = parts[1]+" ", parts[2:]
+		if prefix == "* " {
+			prefix = map[string]string{"by_team": "every team's ", "by_priority_class": "every class's "}[path[:strings.IndexByte(path, '.')]]
+		}
+	}
+	if len(parts) > 2 && parts[0] == "utilization" && parts[1] == "by_type" {
+		return parts[2] + " utilisation"
+	}
+	key := strings.Join(parts, ".")
+	names := map[string]string{
+		"utilization.mean":                     "mean utilisation",
+		"utilization.p95_bucket":               "peak utilisation",
+		"utilization.max_bucket":               "highest bucket utilisation",
+		"goodput":                              "goodput",
+		"fairness.jain":                        "fairness (Jain)",
+		"cost.usd":                             "cost",
+		"cost.usd_per_useful_accelerator_hour": "cost per useful accelerator-hour",
+		"jobs.unstarted_share":                 "share of jobs never started",
+		"wait_all_s.unstarted":                 "jobs never started",
+		"preemptions":                          "preemptions",
+	}
+	if n, ok := names[key]; ok {
+		return prefix + n
+	}
+	if len(parts) == 2 && (parts[0] == "wait_s" || parts[0] == "wait_all_s") {
+		n := parts[1] + " wait"
+		if parts[0] == "wait_all_s" {
+			n += " (all jobs)"
+		}
+		return prefix + n
+	}
+	return prefix + strings.NewReplacer(".", " ", "_", " ").Replace(key)
+}

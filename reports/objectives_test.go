@@ -13,19 +13,19 @@ func TestObjectivesReadInTheirOwnUnits(t *testing.T) {
 		want string
 	}{
 		{ObjectiveResult{Path: "by_priority_class.production.wait_all_s.p95", Op: "<=", Target: 6 * 3600, Value: 7454, Met: true},
-			"by_priority_class.production.wait_all_s.p95 2.1 h ≤ 6 h: met"},
+			"production p95 wait (all jobs) 2.1 h ≤ 6 h: met"},
 		{ObjectiveResult{Path: "utilization.p95_bucket", Op: ">=", Target: 0.8, Value: 0.918, Met: true},
-			"utilization.p95_bucket 91.8% ≥ 80%: met"},
+			"peak utilisation 91.8% ≥ 80%: met"},
 		{ObjectiveResult{Path: "jobs.unstarted_share", Op: "<=", Target: 0.01, Value: 0.6913, Met: false},
-			"jobs.unstarted_share 69.1% ≤ 1%: NOT met"},
+			"share of jobs never started 69.1% ≤ 1%: NOT met"},
 		{ObjectiveResult{Path: "wait_all_s.unstarted", Op: "<", Target: 10, Value: 2500, Met: false},
-			"wait_all_s.unstarted 2,500 < 10: NOT met"},
+			"jobs never started 2,500 < 10: NOT met"},
 		{ObjectiveResult{Path: "by_team.*.usage_vs_entitled", Op: ">=", Target: 0.8, Value: 0.35, At: "by_team.sweeps.usage_vs_entitled"},
-			"by_team.*.usage_vs_entitled 0.35 ≥ 0.8: NOT met (worst: by_team.sweeps.usage_vs_entitled)"},
+			"every team's usage vs entitled 0.35 ≥ 0.8: NOT met (worst: by_team.sweeps.usage_vs_entitled)"},
 		{ObjectiveResult{Path: "cost.usd", Op: "<=", Target: 1e6, Value: 7554494.4},
-			"cost.usd $7,554,494.40 ≤ $1,000,000.00: NOT met"},
+			"cost $7,554,494.40 ≤ $1,000,000.00: NOT met"},
 		{ObjectiveResult{Path: "wait_s.p95", Op: "<=", Target: 60, Error: "wait_s.p95: no key"},
-			"wait_s.p95 ≤ 60 s: NOT met (wait_s.p95: no key)"},
+			"p95 wait ≤ 60 s: NOT met (wait_s.p95: no key)"},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, FormatObjective(c.r))

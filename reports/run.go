@@ -93,6 +93,12 @@ func writeCharts(dir string, charts []Chart) error {
 		return err
 	}
 	for _, c := range charts {
+		if c.SVG == "" { // left out; the report says why
+			if err := os.Remove(filepath.Join(cd, c.ID+".svg")); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			continue
+		}
 		if err := os.WriteFile(filepath.Join(cd, c.ID+".svg"), []byte(c.SVG), 0o644); err != nil {
 			return err
 		}

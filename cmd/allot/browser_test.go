@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +51,24 @@ func colouredPixels(img image.Image) int {
 	return n
 }
 
+// browser starts headless Chromium, offline; the context ends with the test.
+func browser(t *testing.T) (context.Context, context.CancelFunc) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	tctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	stop := func() { cancelT(); cancel(); cancelA() }
+	if err := chromedp.Do(tctx); err != nil { // start the browser
+		stop()
+		t.Fatal(err)
+	}
+	return tctx, stop
+}
+
 // checkReportInBrowser opens a report in headless Chromium, fails on
 // console errors or exceptions, and checks every chart drew something. The
 // page must not load anything from the network.
@@ -62,19 +81,8 @@ func checkReportInBrowser(t *testing.T, page string, wantCharts int) {
 	if m := regexp.MustCompile(`(src|href|url)\(?=?"?https?://`).Find(html); m != nil {
 		t.Errorf("%s loads something from the network: %s", page, m)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	tctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	tctx, cancelT := browser(t)
 	defer cancelT()
-	if err := chromedp.Do(tctx); err != nil { // start the browser
-		t.Fatal(err)
-	}
 	messages := chromedp.Console(tctx)
 	var mu sync.Mutex
 	var problems []string
@@ -160,5 +168,218 @@ func TestReplayReportWithFidelityRendersInHeadlessChromium(t *testing.T) {
 	if !strings.Contains(html, "Replay fidelity") {
 		t.Error("report.html has no replay fidelity section")
 	}
-	checkReportInBrowser(t, filepath.Join(dir, "out", "report.html"), 9)
+	// The replayed fleet has no prices: no cost chart, a note instead.
+	if !strings.Contains(html, `class="chart-omitted" id="chart-cost"`) || strings.Contains(html, "$0.00") {
+		t.Error("report.html of an unpriced fleet should leave the cost chart out and show no $0.00")
+	}
+	checkReportInBrowser(t, filepath.Join(dir, "out", "report.html"), 8)
+}
+
+// The report tests below run on a twenty-team week (testdata/twenty-teams.yaml):
+// as many teams as the palette must keep apart, simulated in a blink.
+const twentyTeams = "testdata/twenty-teams.yaml"
+
+// twentyTeamReports writes the scenario's run report and a FIFO-against-
+// quota comparison, and returns their pages.
+func twentyTeamReports(t *testing.T) (run, cmp string) {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, errs := cli("sim", twentyTeams, "--out", dir+"/run"); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := cli("compare", twentyTeams, "--policy", "fifo", "--policy", "quota", "--seeds", "2", "--out", dir+"/cmp"); code != 0 {
+		t.Fatal(errs)
+	}
+	return dir + "/run/report.html", dir + "/cmp/report.html"
+}
+
+type box struct{ X, Y, W, H float64 }
+
+func (a box) overlaps(b box) bool {
+	return a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H
+}
+
+// drawn is a series or a legend entry as the browser paints it: the colour
+// it declares and every fill and stroke colour of its shapes.
+type drawn struct {
+	Name, Colour, Role string
+	Paint              []string
+}
+
+type panelFacts struct {
+	DataArea box
+	Legend   *box
+	Series   []drawn
+	Entries  []drawn
+}
+
+type chartFacts struct {
+	Chart  string
+	Panels []panelFacts
+}
+
+// chartFactsJS reads every chart of the page: each panel's data area and
+// legend boxes as laid out, and the computed colours of each series and
+// legend swatch.
+const chartFactsJS = `(() => {
+  const box = el => { const r = el.getBoundingClientRect(); return {X: r.left, Y: r.top, W: r.width, H: r.height}; };
+  const paint = el => {
+    const out = new Set();
+    for (const p of el.querySelectorAll('path, rect')) {
+      const cs = getComputedStyle(p);
+      for (const v of [cs.fill, cs.stroke]) if (v && v !== 'none') out.add(v);
+    }
+    return [...out];
+  };
+  const item = el => ({Name: el.dataset.series, Colour: el.dataset.colour, Role: el.dataset.role || '', Paint: paint(el)});
+  return [...document.querySelectorAll('svg.allot-chart')].map(svg => ({
+    Chart: svg.dataset.chart,
+    Panels: [...svg.querySelectorAll('g.panel')].map(p => ({
+      DataArea: box(p.querySelector('rect.data-area')),
+      Legend: p.querySelector('g.legend') ? box(p.querySelector('g.legend')) : null,
+      Series: [...p.querySelectorAll('g.series')].map(item),
+      Entries: [...p.querySelectorAll('g.legend-entry')].map(item),
+    })),
+  }));
+})()`
+
+// readCharts opens a report and reads its charts.
+func readCharts(t *testing.T, page string) []chartFacts {
+	t.Helper()
+	ctx, stop := browser(t)
+	defer stop()
+	abs, _ := filepath.Abs(page)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+		t.Fatal(err)
+	}
+	facts, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartFacts](chartFactsJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts) == 0 {
+		t.Fatalf("%s: no charts found", page)
+	}
+	return facts
+}
+
+// rgb writes "#rrggbb" as the browser's computed style does.
+func rgb(hex string) string {
+	var r, g, b int
+	if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b); err != nil {
+		return hex
+	}
+	return fmt.Sprintf("rgb(%d, %d, %d)", r, g, b)
+}
+
+// checkColours fails when two series of a chart share a colour: neither
+// the colour a series declares nor the colours its shapes are painted in
+// (white edges aside) may belong to another series of the same chart, and
+// each legend swatch wears its series' colour.
+func checkColours(t *testing.T, page string, facts []chartFacts) {
+	t.Helper()
+	for _, c := range facts {
+		owner := map[string]string{} // painted colour -> series
+		declared := map[string]string{}
+		var series, entries []drawn
+		for _, p := range c.Panels {
+			series, entries = append(series, p.Series...), append(entries, p.Entries...)
+		}
+		for _, s := range series {
+			want := rgb(s.Colour)
+			if other, ok := declared[want]; ok {
+				t.Errorf("%s, chart %s: %q and %q are both %s", page, c.Chart, other, s.Name, s.Colour)
+			}
+			declared[want] = s.Name
+			if !slices.Contains(s.Paint, want) {
+				t.Errorf("%s, chart %s: %q declares %s but is painted %v", page, c.Chart, s.Name, s.Colour, s.Paint)
+			}
+		}
+		for _, s := range series {
+			for _, col := range s.Paint {
+				if col == "rgb(255, 255, 255)" {
+					continue
+				}
+				if other, ok := declared[col]; ok && other != s.Name {
+					t.Errorf("%s, chart %s: %q is painted in %q's colour %s", page, c.Chart, s.Name, other, col)
+				}
+				owner[col] = s.Name
+			}
+		}
+		legend := map[string]string{}
+		for _, e := range entries {
+			legend[e.Name] = e.Colour
+			if !slices.Contains(e.Paint, rgb(e.Colour)) {
+				t.Errorf("%s, chart %s: legend swatch of %q is painted %v, not %s", page, c.Chart, e.Name, e.Paint, e.Colour)
+			}
+		}
+		for _, s := range series {
+			if col, ok := legend[s.Name]; !ok || col != s.Colour {
+				t.Errorf("%s, chart %s: %q is %s but its legend entry is %q", page, c.Chart, s.Name, s.Colour, col)
+			}
+		}
+	}
+}
+
+func TestNoTwoTeamsShareAColourInTheRunReport(t *testing.T) {
+	chromium(t)
+	run, _ := twentyTeamReports(t)
+	facts := readCharts(t, run)
+	checkColours(t, run, facts)
+	// A team keeps its colour from chart to chart, and all twenty show.
+	colour := map[string]string{}
+	for _, c := range facts {
+		for _, p := range c.Panels {
+			for _, s := range p.Series {
+				if s.Role != "team" {
+					continue
+				}
+				if prev, ok := colour[s.Name]; ok && prev != s.Colour {
+					t.Errorf("team %s is %s in one chart and %s in chart %s", s.Name, prev, s.Colour, c.Chart)
+				}
+				colour[s.Name] = s.Colour
+			}
+		}
+	}
+	if len(colour) != 20 {
+		t.Errorf("%d teams drawn in colour, want 20", len(colour))
+	}
+}
+
+func TestNoTwoVariantsShareAColourInTheComparisonReport(t *testing.T) {
+	chromium(t)
+	_, cmp := twentyTeamReports(t)
+	checkColours(t, cmp, readCharts(t, cmp))
+}
+
+// Legends sit beside the data, never on it: no legend box meets the data
+// area of any panel of its chart.
+func TestLegendsSitOutsideTheDataArea(t *testing.T) {
+	chromium(t)
+	run, cmp := twentyTeamReports(t)
+	for _, page := range []string{run, cmp} {
+		for _, c := range readCharts(t, page) {
+			legends := 0
+			for _, p := range c.Panels {
+				if p.Legend == nil {
+					continue
+				}
+				legends++
+				for j, q := range c.Panels {
+					if p.Legend.overlaps(q.DataArea) {
+						t.Errorf("%s, chart %s: legend %+v covers the data area of panel %d %+v", page, c.Chart, *p.Legend, j, q.DataArea)
+					}
+				}
+			}
+			if legends == 0 {
+				t.Errorf("%s, chart %s has no legend", page, c.Chart)
+			}
+		}
+	}
+}
+
+func TestTwentyTeamReportsRenderInHeadlessChromium(t *testing.T) {
+	chromium(t)
+	run, cmp := twentyTeamReports(t)
+	checkReportInBrowser(t, run, 8)
+	checkReportInBrowser(t, cmp, 4)
 }

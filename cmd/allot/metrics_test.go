@@ -74,8 +74,8 @@ func TestSimExitsOneWhenAnObjectiveIsNotMetAfterPrintingEverything(t *testing.T)
 
 	code, out, _ = cli("sim", p)
 	assert.Equal(t, exitProblem, code)
-	assert.Contains(t, out, "jobs.unstarted_share 33.3% ≤ 1%: NOT met")
-	assert.Contains(t, out, "by_team.*.wait_all_s.p95 13 h ≤ 14 h: met (worst: by_team.b.wait_all_s.p95)")
+	assert.Contains(t, out, "share of jobs never started 33.3% ≤ 1%: NOT met")
+	assert.Contains(t, out, "every team's p95 wait (all jobs) 13 h ≤ 14 h: met (worst: by_team.b.wait_all_s.p95)")
 	assert.Contains(t, out, "warning: 33.3% of the window's jobs (1 of 3) never started")
 
 	met := starving(t, "objectives: [\"by_team.a.wait_all_s.max <= 9h\"]\n")
@@ -87,7 +87,7 @@ func TestCompareShowsWaitsOverAllJobsAndWarnsOfAPolicyThatStarvesJobs(t *testing
 	code, out, errs := cli("compare", filepath.Join("..", "..", "scenarios", "amazon-search.yaml"), "--policy", "fifo", "--policy", "quota", "--seeds", "2")
 	require.Equal(t, exitOK, code, "compare reports objectives and exits 0: %s", errs)
 	for _, row := range []string{"wait, p95 (all jobs), production", "jobs never started", "utilisation, peak (p95 bucket)",
-		"goodput", "USD per useful accelerator-hour", "jobs.unstarted_share ≤ 1%"} {
+		"goodput", "USD per useful accelerator-hour", "share of jobs never started ≤ 1%"} {
 		assert.Contains(t, out, row)
 	}
 	assert.Contains(t, out, "warning: fifo never started")

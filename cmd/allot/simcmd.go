@@ -190,9 +190,8 @@ func printSummary(w io.Writer, s *reports.Summary) {
 			fmt.Fprintln(w, "  "+l)
 		}
 	}
-	if j.UnstartedShare > reports.UnstartedWarnShare {
-		fmt.Fprintf(w, "\nwarning: %s of the window's jobs (%s of %s) never started: wait_s counts only the jobs that started; read the waits over all jobs\n",
-			pc(j.UnstartedShare), n(wa.Unstarted), n(j.Submitted))
+	if warn := reports.UnstartedWarning(s); warn != "" {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
 	}
 }
 

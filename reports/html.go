@@ -58,7 +58,7 @@ func th(n int) string { return Thousands(float64(n), 0) }
 func runPage(d *RunData, charts []Chart) *page {
 	s := d.Summary
 	p := &page{Title: fmt.Sprintf("%s — policy %s, seed %d", s.Scenario, s.Policy, s.Seed),
-		Sub: fmt.Sprintf("Days %.1f to %.1f; %d accelerators; %s buckets.", days(s.WindowS[0]), days(s.WindowS[1]), s.Capacity.Accelerators, fmtDur(s.BucketS))}
+		Sub: fmt.Sprintf("Days %.1f to %.1f; %s accelerators; %s buckets.", days(s.WindowS[0]), days(s.WindowS[1]), th(s.Capacity.Accelerators), fmtDur(s.BucketS))}
 	preempted := 0
 	for _, t := range s.ByTeam {
 		preempted += t.Preemptions

@@ -69,7 +69,7 @@ func decodeStrict(file string, data []byte, v any) (places, error) {
 	if len(doc.Content) == 0 {
 		return nil, &FileError{File: file, Line: 1, Msg: "empty file"}
 	}
-	w := &walker{file: file, places: places{"": {file, 1}}}
+	w := &walker{file: file, places: places{"": {file, 1}}, aliased: maxAliased}
 	root := doc.Content[0]
 	if err := w.walk(root, t, ""); err != nil {
 		return nil, err
@@ -83,9 +83,14 @@ func decodeStrict(file string, data []byte, v any) (places, error) {
 
 // walker checks a YAML node tree against a Go type.
 type walker struct {
-	file   string
-	places places
+	file    string
+	places  places
+	aliased int // how many more values it may visit through aliases
 }
+
+// maxAliased bounds the values reached through aliases, which can nest to
+// expand exponentially (yaml.v3's decoder has a like limit).
+const maxAliased = 100000
 
 func (w *walker) errAt(n *yaml.Node, path, format string, args ...any) error {
 	return &FileError{File: w.file, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)}
@@ -96,6 +101,10 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
 		t = t.Elem()
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		if w.aliased <= 0 {
+			return w.errAt(n, path, "the aliases here expand to too many values")
+		}
+		w.aliased -= size(n.Alias)
 		n = n.Alias
 	}
 	pt := reflect.PointerTo(t)
@@ -268,6 +277,17 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
+}
+
+// size counts a node's values, up to maxAliased.
+func size(n *yaml.Node) int {
+	total := 1
+	for _, c := range n.Content {
+		if total += size(c); total > maxAliased {
+			break
+		}
+	}
+	return total
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -51,32 +52,44 @@ func splitYAMLLine(s string) (int, string) {
 	return n, msg
 }
 
-// maxScan bounds the prefixes tried, for very long files.
-const maxScan = 400
+// maxIndents bounds the indentations tried, for very deep files.
+const maxIndents = 40
 
-// failingLine is the first line from about yaml.v3's line on whose prefix
-// of the file fails with the same message; yaml.v3's line if none does.
+// failingLine is the first line whose prefix of the file fails with the
+// same message, found by bisection: once a line breaks the file, longer
+// prefixes break the same way. yaml.v3's own line if that does not hold.
 func failingLine(lines []string, yline int, msg string) int {
-	start := max(1, yline-1)
-	for k := start; k <= len(lines) && k < start+maxScan; k++ {
+	fails := func(k int) bool {
 		var n yaml.Node
 		err := yaml.Unmarshal([]byte(strings.Join(lines[:k], "")), &n)
 		if err == nil {
-			continue
+			return false
 		}
-		if _, m := splitYAMLLine(strings.TrimPrefix(err.Error(), "yaml: ")); m == msg {
-			return k
+		_, m := splitYAMLLine(strings.TrimPrefix(err.Error(), "yaml: "))
+		return m == msg
+	}
+	lo, hi := 0, len(lines) // the empty prefix parses; the whole file fails
+	if !fails(hi) {
+		return max(yline, 1)
+	}
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fails(mid) {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	if yline > 0 {
-		return yline
-	}
-	return 1
+	return hi
 }
 
 // reindented tries the line at each indentation the lines above it use,
 // from the least, in the file up to that line; it returns the path of the
-// line's key at the first where the prefix parses and the key is known.
+// line's key at the first where the prefix parses and the key is known
+// there (its value may still be wrong).
+func keyError(msg string) bool {
+	return strings.HasPrefix(msg, "unknown key") || strings.Contains(msg, "twice")
+}
+
 func reindented(lines []string, line int, t reflect.Type) (path string, at int, ok bool) {
 	body := strings.TrimLeft(lines[line-1], " \t")
 	if strings.TrimSpace(body) == "" || strings.HasPrefix(body, "#") {
@@ -110,6 +123,9 @@ func reindented(lines []string, line int, t reflect.Type) (path string, at int, 
 		indents = []int{0}
 	}
 	slices.Sort(indents)
+	if len(indents) > maxIndents {
+		indents = indents[:maxIndents]
+	}
 	prefix := strings.Join(lines[:line-1], "")
 	for _, in := range indents {
 		var doc yaml.Node
@@ -117,9 +133,10 @@ func reindented(lines []string, line int, t reflect.Type) (path string, at int, 
 		if yaml.Unmarshal([]byte(src), &doc) != nil || len(doc.Content) == 0 {
 			continue
 		}
-		w := &walker{places: places{}}
-		if w.walk(doc.Content[0], t, "") != nil {
-			continue
+		w := &walker{places: places{}, aliased: maxAliased}
+		var fe *FileError
+		if err := w.walk(doc.Content[0], t, ""); errors.As(err, &fe) && fe.Line == line && keyError(fe.Msg) {
+			continue // the key does not belong at this indentation
 		}
 		if p, found := w.places.onLine(line); found {
 			return p, in, true

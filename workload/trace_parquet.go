@@ -41,7 +41,7 @@ func openParquetFile(path string) (*os.File, *parquet.File, error) {
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		return nil, nil, &FieldError{File: path, Reason: fmt.Sprintf("not a readable Parquet file: %v", err), Err: err}
 	}
 	return f, pf, nil
 }

@@ -277,6 +277,23 @@ func TestMalformedYAMLNamesTheLineWhereItBreaks(t *testing.T) {
 	}
 }
 
+func TestAliasesThatExpandTooFarAreRejected(t *testing.T) {
+	var v struct {
+		A []int           `yaml:"a"`
+		B [][]int         `yaml:"b"`
+		C [][][]int       `yaml:"c"`
+		D [][][][]int     `yaml:"d"`
+		E [][][][][]int   `yaml:"e"`
+		F [][][][][][]int `yaml:"f"`
+	}
+	ten := func(ref string) string { return "[" + strings.Repeat(ref+", ", 9) + ref + "]" }
+	doc := "a: &a " + ten("1") + "\nb: &b " + ten("*a") + "\nc: &c " + ten("*b") + "\nd: &d " + ten("*c") + "\ne: &e " + ten("*d") + "\nf: " + ten("*e") + "\n"
+	_, err := decodeStrict("laughs.yaml", []byte(doc), &v)
+	if err == nil || !strings.Contains(err.Error(), "aliases here expand to too many values") {
+		t.Errorf("got %v", err)
+	}
+}
+
 func TestShippedScenariosLoad(t *testing.T) {
 	files, _ := filepath.Glob("*.yaml")
 	more, _ := filepath.Glob("bench/*.yaml")

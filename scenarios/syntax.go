@@ -86,10 +86,6 @@ func failingLine(lines []string, yline int, msg string) int {
 // from the least, in the file up to that line; it returns the path of the
 // line's key at the first where the prefix parses and the key is known
 // there (its value may still be wrong).
-func keyError(msg string) bool {
-	return strings.HasPrefix(msg, "unknown key") || strings.Contains(msg, "twice")
-}
-
 func reindented(lines []string, line int, t reflect.Type) (path string, at int, ok bool) {
 	body := strings.TrimLeft(lines[line-1], " \t")
 	if strings.TrimSpace(body) == "" || strings.HasPrefix(body, "#") {
@@ -143,4 +139,9 @@ func reindented(lines []string, line int, t reflect.Type) (path string, at int, 
 		}
 	}
 	return "", 0, false
+}
+
+// keyError says whether a walk's message is about a key (not its value).
+func keyError(msg string) bool {
+	return strings.HasPrefix(msg, "unknown key") || strings.Contains(msg, "twice")
 }

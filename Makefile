@@ -20,6 +20,21 @@ test: build
 	./scripts/ensure-chromium.sh
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
+	$(MAKE) fuzz-short
+
+# Runs each loader's fuzz target a few seconds: scenario, policy file,
+# snapshot, CSV and Parquet trace. They must never panic, and every error
+# must name its file (and line or row).
+FUZZTIME ?= 5s
+FUZZ     := $(GO) test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10x
+
+.PHONY: fuzz-short
+fuzz-short:
+	$(FUZZ) ./scenarios -fuzz '^FuzzLoadScenario$$'
+	$(FUZZ) ./scenarios -fuzz '^FuzzLoadPolicyFile$$'
+	$(FUZZ) ./scenarios -fuzz '^FuzzLoadSnapshot$$'
+	$(FUZZ) ./workload -fuzz '^FuzzReadTraceCSV$$'
+	$(FUZZ) ./workload -fuzz '^FuzzReadTraceParquet$$'
 
 # A faster loop while editing (skips the long scenario runs).
 test-short:

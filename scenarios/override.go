@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -32,7 +31,7 @@ func (s *Scenario) WithPolicy(arg string) (*Scenario, error) {
 			pol := *raw.Policy
 			pol.Kind = k
 			raw.Policy = &pol
-			return s.rebuild(&raw, s.Path)
+			return s.rebuild(&raw, s.at)
 		}
 	}
 	data, err := os.ReadFile(arg)
@@ -42,31 +41,40 @@ func (s *Scenario) WithPolicy(arg string) (*Scenario, error) {
 		}
 		return nil, err
 	}
+	return s.withPolicyFile(arg, data)
+}
+
+// withPolicyFile applies a policy file's sections; file names it in errors.
+func (s *Scenario) withPolicyFile(file string, data []byte) (*Scenario, error) {
 	var pf policyFileYAML
-	if err := decodeStrict(arg, data, &pf); err != nil {
+	at, err := decodeStrict(file, data, &pf)
+	if err != nil {
 		return nil, err
 	}
 	if pf.Policy == nil {
-		return nil, &FileError{File: arg, Line: 1, Msg: "policy: required in a policy file"}
+		return nil, &FileError{File: file, Line: 1, Path: "policy", Msg: "required in a policy file (at least policy.kind: fifo | priority | fairshare | quota)"}
 	}
 	raw := *s.raw
 	raw.Policy = pf.Policy
+	replaced := []string{"policy"}
 	if pf.Teams != nil {
 		raw.Teams = pf.Teams
+		replaced = append(replaced, "teams")
 	}
 	if pf.Cohorts != nil {
 		raw.Cohorts = pf.Cohorts
+		replaced = append(replaced, "cohorts")
 	}
 	if pf.PriorityClasses != nil {
 		raw.PriorityClasses = pf.PriorityClasses
+		replaced = append(replaced, "priority_classes")
 	}
-	return s.rebuild(&raw, arg)
+	// Each section is placed in the file it came from.
+	merged := s.at.replace(at, replaced...)
+	return s.rebuild(&raw, merged)
 }
 
-func (s *Scenario) rebuild(raw *fileYAML, file string) (*Scenario, error) {
-	b := &builder{file: file, dir: s.dir, f: raw, s: &Scenario{Path: s.Path}}
-	if file != s.Path {
-		b.dir = filepath.Dir(s.Path)
-	}
+func (s *Scenario) rebuild(raw *fileYAML, at places) (*Scenario, error) {
+	b := &builder{file: s.Path, dir: s.dir, f: raw, at: at, s: &Scenario{Path: s.Path}}
 	return b.build()
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/allot-sim/allot/hardware"
@@ -38,6 +39,7 @@ type Scenario struct {
 	Bucket  float64
 
 	raw *fileYAML
+	at  places
 	dir string
 }
 
@@ -158,31 +160,44 @@ func Load(path string) (*Scenario, error) {
 // relative trace paths.
 func Parse(path string, data []byte) (*Scenario, error) {
 	var f fileYAML
-	if err := decodeStrict(path, data, &f); err != nil {
+	at, err := decodeStrict(path, data, &f)
+	if err != nil {
 		return nil, err
 	}
-	b := &builder{file: path, dir: filepath.Dir(path), f: &f, s: &Scenario{Path: path}}
+	b := &builder{file: path, dir: filepath.Dir(path), f: &f, at: at, s: &Scenario{Path: path}}
 	return b.build()
 }
 
 type builder struct {
-	file string
+	file string // the scenario file
 	dir  string
 	f    *fileYAML
+	at   places // where each key path is written (a policy file's sections in that file)
 	s    *Scenario
 }
 
-func (b *builder) errf(line int, format string, args ...any) error {
-	return &FileError{File: b.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+// errAt is an error at a key path, placed where the path is written, or
+// where its nearest written parent is (a required key that is missing).
+func (b *builder) errAt(path, format string, args ...any) error {
+	return b.wrapAt(path, nil, format, args...)
+}
+
+// wrapAt is errAt with a cause.
+func (b *builder) wrapAt(path string, cause error, format string, args ...any) error {
+	p := b.at.find(path)
+	if p.file == "" {
+		p.file = b.file
+	}
+	return &FileError{File: p.file, Line: p.line, Path: path, Msg: fmt.Sprintf(format, args...), Err: cause}
 }
 
 func (b *builder) build() (*Scenario, error) {
 	f, s := b.f, b.s
 	if strings.TrimSpace(f.Name) == "" {
-		return nil, b.errf(1, "name: required")
+		return nil, b.errAt("name", "required: the scenario's name")
 	}
 	s.Name, s.Description = f.Name, f.Description
-	s.raw, s.dir = f, b.dir
+	s.raw, s.at, s.dir = f, b.at, b.dir
 	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.objectives}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -195,16 +210,20 @@ func (b *builder) build() (*Scenario, error) {
 func (b *builder) fleet() error {
 	fy, s := &b.f.Fleet, b.s
 	s.Catalog = hardware.Builtin()
-	for _, it := range fy.InstanceTypes {
+	for i, it := range fy.InstanceTypes {
+		where := item("fleet.instance_types", it.Name, i)
 		t := &hardware.InstanceType{Name: it.Name, Accelerator: it.Accelerator, Resource: it.Resource, Custom: true, Speed: 1, Source: "custom type from " + filepath.Base(b.file)}
 		if it.Name == "" {
-			return b.errf(it.Line, "fleet.instance_types: name is required")
+			return b.errAt(where+".name", "required")
 		}
 		if _, dup := s.Catalog.Lookup(it.Name); dup {
-			return b.errf(it.Line, "fleet.instance_types: %q is already a type (built-in or declared above)", it.Name)
+			return b.errAt(where+".name", "%q is already a type (built-in or declared above)", it.Name)
 		}
 		if it.Accelerators == nil {
-			return b.errf(it.Line, "fleet.instance_types[%s].accelerators: required (accelerators per node, 0 for CPU-only)", it.Name)
+			return b.errAt(where+".accelerators", "required (accelerators per node, 0 for CPU-only)")
+		}
+		if *it.Accelerators < 0 {
+			return b.errAt(where+".accelerators", "must be >= 0, got %d", *it.Accelerators)
 		}
 		t.Accelerators = *it.Accelerators
 		if t.Accelerator == "" {
@@ -216,6 +235,9 @@ func (b *builder) fleet() error {
 		if it.VCPUs != nil {
 			t.VCPUs = *it.VCPUs
 		}
+		if t.Accelerators == 0 && t.VCPUs <= 0 {
+			return b.errAt(where+".accelerators", "0 accelerators needs vcpus > 0 (a CPU-only type)")
+		}
 		if it.MemoryGiB != nil {
 			t.MemoryGiB = *it.MemoryGiB
 		}
@@ -223,127 +245,144 @@ func (b *builder) fleet() error {
 			t.AccelMemoryGiB = *it.AccelMemoryGiB
 		}
 		if it.PricePerHour != nil {
+			if *it.PricePerHour < 0 {
+				return b.errAt(where+".price_per_hour", "must be >= 0, got %g", *it.PricePerHour)
+			}
 			t.PricePerHour, t.Priced = *it.PricePerHour, true
 		}
 		if it.Speed.Set {
 			if it.Speed.ByClass != nil {
+				for _, class := range sortedKeys(it.Speed.ByClass) {
+					if v := it.Speed.ByClass[class]; !(v > 0) {
+						return b.errAt(where+".speed."+class, "must be > 0, got %g", v)
+					}
+				}
 				t.SpeedByClass = it.Speed.ByClass
 				if d, ok := it.Speed.ByClass["default"]; ok {
 					t.Speed = d // classes the map does not name
 				}
 			} else {
+				if !(it.Speed.Default > 0) {
+					return b.errAt(where+".speed", "must be > 0, got %g", it.Speed.Default)
+				}
 				t.Speed = it.Speed.Default
 			}
 		}
 		if err := s.Catalog.Add(t); err != nil {
-			return b.errf(it.Line, "fleet.instance_types: %v", err)
+			return b.wrapAt(where, err, "%v", err)
 		}
 	}
 	if len(fy.Nodes) == 0 {
-		return b.errf(1, "fleet.nodes: required, at least one group of nodes")
+		return b.errAt("fleet.nodes", "required, at least one group of nodes")
 	}
 	for i, g := range fy.Nodes {
-		if _, ok := s.Catalog.Lookup(g.Type); !ok {
-			return b.errf(g.Line, "fleet.nodes[%d].type: unknown instance type %q (see `allot catalog`, or declare it under fleet.instance_types)", i, g.Type)
+		where := fmt.Sprintf("fleet.nodes[%d]", i)
+		if g.Type == "" {
+			return b.errAt(where+".type", "required: an instance type (see `allot catalog`)")
 		}
-		if g.Count == nil || *g.Count <= 0 {
-			return b.errf(g.Line, "fleet.nodes[%d].count: must be a positive number of nodes", i)
+		if _, ok := s.Catalog.Lookup(g.Type); !ok {
+			return b.errAt(where+".type", "unknown instance type %q (see `allot catalog`, or declare it under fleet.instance_types)", g.Type)
+		}
+		if g.Count == nil {
+			return b.errAt(where+".count", "required: a positive number of nodes")
+		}
+		if *g.Count <= 0 {
+			return b.errAt(where+".count", "must be a positive number of nodes, got %d", *g.Count)
 		}
 		s.Fleet.Groups = append(s.Fleet.Groups, hardware.NodeGroup{Type: g.Type, Count: *g.Count})
 	}
 	s.Fleet.Catalog = s.Catalog
-	if fy.Failures != nil {
-		if !fy.Failures.NodeMTBF.Set || fy.Failures.NodeMTBF.Seconds <= 0 {
-			return b.errf(fy.Failures.NodeMTBF.Line, "fleet.failures.node_mtbf: required and > 0")
+	if fl := fy.Failures; fl != nil {
+		if !fl.NodeMTBF.Set {
+			return b.errAt("fleet.failures.node_mtbf", "required with failures (e.g. 2000h)")
 		}
-		if !fy.Failures.RepairTime.Set {
-			return b.errf(fy.Failures.NodeMTBF.Line, "fleet.failures.repair_time: required")
+		if fl.NodeMTBF.Seconds <= 0 {
+			return b.errAt("fleet.failures.node_mtbf", "must be > 0")
 		}
-		s.Fleet.Failures = hardware.Failures{MTBF: fy.Failures.NodeMTBF.Seconds, Repair: fy.Failures.RepairTime.Seconds}
+		if !fl.RepairTime.Set {
+			return b.errAt("fleet.failures.repair_time", "required with failures (e.g. 6h)")
+		}
+		s.Fleet.Failures = hardware.Failures{MTBF: fl.NodeMTBF.Seconds, Repair: fl.RepairTime.Seconds}
 	}
 	return nil
 }
 
 func (b *builder) priorities() error {
-	seen := map[string]bool{}
-	for _, p := range b.f.PriorityClasses {
+	for i, p := range b.f.PriorityClasses {
+		where := item("priority_classes", p.Name, i)
 		if p.Name == "" {
-			return b.errf(p.Line, "priority_classes: name is required")
-		}
-		if seen[p.Name] {
-			return b.errf(p.Line, "priority_classes: %q is defined twice", p.Name)
+			return b.errAt(where+".name", "required")
 		}
 		if p.Value == nil {
-			return b.errf(p.Line, "priority_classes[%s].value: required", p.Name)
+			return b.errAt(where+".value", "required: a whole number, higher is more important")
 		}
-		seen[p.Name] = true
 		b.s.Priority = append(b.s.Priority, PriorityClass{p.Name, *p.Value})
 	}
 	return nil
 }
 
-func (b *builder) quotaMap(line int, where string, m map[string]quotaYAML) (map[string]Quota, error) {
+func (b *builder) quotaMap(where string, m map[string]quotaYAML) (map[string]Quota, error) {
 	out := map[string]Quota{}
+	for _, typ := range sortedKeys(m) {
+		q, at := m[typ], where+".quota."+typ
+		if _, ok := b.s.Catalog.Lookup(typ); !ok {
+			return nil, b.errAt(at, "unknown instance type %q", typ)
+		}
+		if b.s.Fleet.Nodes(typ) == 0 {
+			return nil, b.errAt(at, "instance type %q has no nodes in the fleet", typ)
+		}
+		v := Quota{VCPUs: math.NaN(), MemoryGiB: math.NaN()}
+		for _, f := range []struct {
+			src *float64
+			dst *float64
+			key string
+		}{{q.Accelerators, &v.Accelerators, "accelerators"}, {q.VCPUs, &v.VCPUs, "vcpus"}, {q.MemoryGiB, &v.MemoryGiB, "memory_gib"}} {
+			if f.src == nil {
+				continue
+			}
+			if *f.src < 0 {
+				return nil, b.errAt(at, "%s must be >= 0, got %g", f.key, *f.src)
+			}
+			*f.dst = *f.src
+		}
+		out[typ] = v
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, typ := range keys {
-		q := m[typ]
-		if _, ok := b.s.Catalog.Lookup(typ); !ok {
-			return nil, b.errf(q.Line, "%s.quota: unknown instance type %q", where, typ)
-		}
-		if b.s.Fleet.Nodes(typ) == 0 {
-			return nil, b.errf(q.Line, "%s.quota: instance type %q has no nodes in the fleet", where, typ)
-		}
-		v := Quota{VCPUs: math.NaN(), MemoryGiB: math.NaN()}
-		if q.Accelerators != nil {
-			v.Accelerators = *q.Accelerators
-		}
-		if q.VCPUs != nil {
-			v.VCPUs = *q.VCPUs
-		}
-		if q.MemoryGiB != nil {
-			v.MemoryGiB = *q.MemoryGiB
-		}
-		if v.Accelerators < 0 || v.VCPUs < 0 || v.MemoryGiB < 0 {
-			return nil, b.errf(q.Line, "%s.quota.%s: must be >= 0", where, typ)
-		}
-		out[typ] = v
-	}
-	_ = line
-	return out, nil
+	return keys
 }
 
 func (b *builder) cohorts() error {
-	seen := map[string]int{}
-	for _, c := range b.f.Cohorts {
+	seen := map[string]bool{}
+	for i, c := range b.f.Cohorts {
+		where := item("cohorts", c.Name, i)
 		if c.Name == "" {
-			return b.errf(c.Line, "cohorts: name is required")
+			return b.errAt(where+".name", "required")
 		}
-		if _, dup := seen[c.Name]; dup {
-			return b.errf(c.Line, "cohorts: %q is defined twice", c.Name)
-		}
-		seen[c.Name] = c.Line
+		seen[c.Name] = true
 		w := 1.0
 		if c.Weight != nil {
 			w = *c.Weight
 		}
 		if w < 0 {
-			return b.errf(c.Line, "cohorts[%s].weight: must be >= 0", c.Name)
+			return b.errAt(where+".weight", "must be >= 0, got %g", w)
 		}
-		q, err := b.quotaMap(c.Line, "cohorts["+c.Name+"]", c.Quota)
+		q, err := b.quotaMap(where, c.Quota)
 		if err != nil {
 			return err
 		}
 		b.s.Cohorts = append(b.s.Cohorts, Cohort{Name: c.Name, Parent: c.Parent, Weight: w, Quota: q})
 	}
 	for _, c := range b.f.Cohorts {
-		if c.Parent != "" {
-			if _, ok := seen[c.Parent]; !ok {
-				return b.errf(c.Line, "cohorts[%s].parent: unknown cohort %q", c.Name, c.Parent)
-			}
+		if c.Parent != "" && !seen[c.Parent] {
+			return b.errAt("cohorts["+c.Name+"].parent", "unknown cohort %q", c.Parent)
 		}
 	}
 	// cycles
@@ -356,7 +395,7 @@ func (b *builder) cohorts() error {
 		for at != "" {
 			at = parent[at]
 			if steps++; steps > len(parent) {
-				return b.errf(c.Line, "cohorts[%s].parent: the parents form a cycle", c.Name)
+				return b.errAt("cohorts["+c.Name+"].parent", "the parents form a cycle")
 			}
 		}
 	}
@@ -365,37 +404,33 @@ func (b *builder) cohorts() error {
 
 func (b *builder) teams() error {
 	if len(b.f.Teams) == 0 {
-		return b.errf(1, "teams: required, at least one team")
+		return b.errAt("teams", "required, at least one team")
 	}
-	seen := map[string]bool{}
 	cohorts := map[string]bool{"default": true}
 	for _, c := range b.s.Cohorts {
 		cohorts[c.Name] = true
 	}
-	for _, t := range b.f.Teams {
+	for i, t := range b.f.Teams {
+		where := item("teams", t.Name, i)
 		if t.Name == "" {
-			return b.errf(t.Line, "teams: name is required")
+			return b.errAt(where+".name", "required")
 		}
-		if seen[t.Name] {
-			return b.errf(t.Line, "teams: %q is defined twice", t.Name)
-		}
-		seen[t.Name] = true
 		team := Team{Name: t.Name, Cohort: t.Cohort, Weight: 1, Lend: true, LendingLimit: 1, Borrow: true,
-			BorrowLimit: math.NaN(), PreemptWithinTeam: "lower-priority", Line: t.Line}
+			BorrowLimit: math.NaN(), PreemptWithinTeam: "lower-priority", Line: b.at.find(where).line}
 		if team.Cohort == "" {
 			team.Cohort = "default"
 		}
 		if !cohorts[team.Cohort] {
-			return b.errf(t.Line, "teams[%s].cohort: unknown cohort %q (declare it under cohorts)", t.Name, team.Cohort)
+			return b.errAt(where+".cohort", "unknown cohort %q (declare it under cohorts)", team.Cohort)
 		}
-		q, err := b.quotaMap(t.Line, "teams["+t.Name+"]", t.Quota)
+		q, err := b.quotaMap(where, t.Quota)
 		if err != nil {
 			return err
 		}
 		team.Quota = q
 		if t.Weight != nil {
 			if *t.Weight < 0 {
-				return b.errf(t.Line, "teams[%s].weight: must be >= 0, got %g", t.Name, *t.Weight)
+				return b.errAt(where+".weight", "must be >= 0, got %g", *t.Weight)
 			}
 			team.Weight = *t.Weight
 		}
@@ -405,21 +440,27 @@ func (b *builder) teams() error {
 		if t.Borrow != nil {
 			team.Borrow = *t.Borrow
 		}
-		if t.LendingLimit.Set {
-			if !t.LendingLimit.Percent || t.LendingLimit.Value > 1 {
-				return b.errf(t.LendingLimit.Line, "teams[%s].lending_limit: a percentage from 0%% to 100%%", t.Name)
+		if l := t.LendingLimit; l.Set {
+			if !l.Percent {
+				return b.errAt(where+".lending_limit", "a percentage from 0%% to 100%%, got the bare number %g", l.Value)
 			}
-			team.LendingLimit = t.LendingLimit.Value
+			if l.Value > 1 {
+				return b.errAt(where+".lending_limit", "a percentage from 0%% to 100%%, got %g%%", l.Value*100)
+			}
+			team.LendingLimit = l.Value
 		}
-		if t.BorrowLimit.Set {
-			team.BorrowLimit, team.BorrowLimitPct = t.BorrowLimit.Value, t.BorrowLimit.Percent
+		if l := t.BorrowLimit; l.Set {
+			if !l.Percent && l.Value > 0 && l.Value < 1 {
+				return b.errAt(where+".borrow_limit", "%g is between 0 and 1; a bare number is accelerators (0 or at least 1): did you mean \"%.4g%%\"?", l.Value, l.Value*100)
+			}
+			team.BorrowLimit, team.BorrowLimitPct = l.Value, l.Percent
 		}
 		switch t.PreemptWithinTeam {
 		case "", "lower-priority":
 		case "never", "lower-or-newer-equal":
 			team.PreemptWithinTeam = t.PreemptWithinTeam
 		default:
-			return b.errf(t.Line, "teams[%s].preempt_within_team: %q is not one of never, lower-priority, lower-or-newer-equal", t.Name, t.PreemptWithinTeam)
+			return b.errAt(where+".preempt_within_team", "%q is not one of never, lower-priority, lower-or-newer-equal", t.PreemptWithinTeam)
 		}
 		b.s.Teams = append(b.s.Teams, team)
 	}
@@ -441,7 +482,7 @@ func oneOf(v string, def string, allowed ...string) (string, bool) {
 func (b *builder) policy() error {
 	p := b.f.Policy
 	if p == nil {
-		return b.errf(1, "policy: required (at least policy.kind: fifo | priority | fairshare | quota)")
+		return b.errAt("policy", "required (at least policy.kind: fifo | priority | fairshare | quota)")
 	}
 	pol := Policy{EstimateFactor: workload.Fixed(1), Preemption: PreemptionModel{GracePeriod: 30, CheckpointSave: 120, Restore: 300, MaxRetries: -1}}
 	var ok bool
@@ -462,12 +503,15 @@ func (b *builder) policy() error {
 	}
 	for _, c := range checks {
 		if *c.dst, ok = oneOf(c.v, c.def, c.allowed...); !ok || *c.dst == "" {
-			return b.errf(p.Line, "policy.%s: %q is not one of %s", c.key, c.v, strings.Join(c.allowed, ", "))
+			if c.v == "" {
+				return b.errAt("policy."+c.key, "required: one of %s", strings.Join(c.allowed, ", "))
+			}
+			return b.errAt("policy."+c.key, "%q is not one of %s", c.v, strings.Join(c.allowed, ", "))
 		}
 	}
-	for _, st := range p.FairSharingStrategies {
+	for i, st := range p.FairSharingStrategies {
 		if st != "LessThanOrEqualToFinalShare" && st != "LessThanInitialShare" {
-			return b.errf(p.Line, "policy.fair_sharing_strategies: %q is not LessThanOrEqualToFinalShare or LessThanInitialShare", st)
+			return b.errAt("policy.fair_sharing_strategies"+index(i), "%q is not LessThanOrEqualToFinalShare or LessThanInitialShare", st)
 		}
 	}
 	pol.FairStrategies = p.FairSharingStrategies
@@ -475,14 +519,14 @@ func (b *builder) policy() error {
 	pol.BackfillDepth = 1000
 	if p.BackfillDepth != nil {
 		if *p.BackfillDepth < 0 {
-			return b.errf(p.Line, "policy.backfill_depth: must be >= 0 (0 = the whole queue)")
+			return b.errAt("policy.backfill_depth", "must be >= 0 (0 = the whole queue), got %d", *p.BackfillDepth)
 		}
 		pol.BackfillDepth = *p.BackfillDepth
 	}
 	if re := p.RuntimeEstimate; re != nil {
 		if re.Fixed != nil {
-			if *re.Fixed <= 0 {
-				return b.errf(re.Line, "policy.runtime_estimate: must be > 0")
+			if !(*re.Fixed > 0) {
+				return b.errAt("policy.runtime_estimate", "must be > 0, got %g", *re.Fixed)
 			}
 			pol.EstimateFactor = workload.Fixed(*re.Fixed)
 		} else {
@@ -496,11 +540,14 @@ func (b *builder) policy() error {
 	pol.BorrowThreshold = p.BorrowPriorityThreshold
 	pol.UsageHalfLife = p.UsageHalfLife.Seconds
 	pol.ShareDecay = p.ShareDecay.Seconds
-	if p.ComputeReservation.Set {
-		if !p.ComputeReservation.Percent || p.ComputeReservation.Value >= 1 {
-			return b.errf(p.ComputeReservation.Line, "policy.compute_reservation: a percentage from 0%% to 99%%")
+	if cr := p.ComputeReservation; cr.Set {
+		if !cr.Percent {
+			return b.errAt("policy.compute_reservation", "a percentage from 0%% to 99%%, got the bare number %g", cr.Value)
 		}
-		pol.ComputeReserve = p.ComputeReservation.Value
+		if cr.Value >= 1 {
+			return b.errAt("policy.compute_reservation", "a percentage from 0%% to 99%%, got %g%%", cr.Value*100)
+		}
+		pol.ComputeReserve = cr.Value
 	}
 	pol.QuotaShares = p.QuotaShares
 	if pm := p.Preemption; pm != nil {
@@ -515,7 +562,7 @@ func (b *builder) policy() error {
 		}
 		if pm.MaxRetries != nil {
 			if *pm.MaxRetries < -1 {
-				return b.errf(p.Line, "policy.preemption.max_retries: -1 (unlimited) or >= 0")
+				return b.errAt("policy.preemption.max_retries", "-1 (unlimited) or >= 0, got %d", *pm.MaxRetries)
 			}
 			pol.Preemption.MaxRetries = *pm.MaxRetries
 		}
@@ -528,19 +575,20 @@ func (b *builder) policy() error {
 // dist converts a distribution; durations need units when dur is true.
 func (b *builder) dist(d *distYAML, where string, dur bool) (workload.Dist, error) {
 	val := func(v numOrDur, key string) (float64, error) {
+		at := where + "." + key
 		if !v.Set {
-			return 0, b.errf(d.Line, "%s.%s: required for dist %s", where, key, d.Dist)
+			return 0, b.errAt(at, "required for dist %s", d.Dist)
 		}
 		if dur {
 			x, err := ParseDuration(v.Raw)
 			if err != nil {
-				return 0, b.errf(v.Line, "%s.%s: %v", where, key, err)
+				return 0, b.wrapAt(at, err, "%v", err)
 			}
 			return x, nil
 		}
-		var x float64
-		if _, err := fmt.Sscanf(v.Raw, "%g", &x); err != nil || strings.ContainsAny(v.Raw, "smhd") {
-			return 0, b.errf(v.Line, "%s.%s: expected a number, got %q", where, key, v.Raw)
+		x, err := strconv.ParseFloat(strings.TrimSpace(v.Raw), 64)
+		if err != nil || math.IsNaN(x) {
+			return 0, b.errAt(at, "expected a number, got %q", v.Raw)
 		}
 		return x, nil
 	}
@@ -548,23 +596,39 @@ func (b *builder) dist(d *distYAML, where string, dur bool) (workload.Dist, erro
 	var err error
 	switch d.Dist {
 	case "fixed":
-		out.Value, err = val(d.Value, "value")
+		if out.Value, err = val(d.Value, "value"); err == nil && out.Value < 0 {
+			err = b.errAt(where+".value", "must be >= 0, got %s", d.Value.Raw)
+		}
 	case "exponential":
-		out.Mean, err = val(d.Mean, "mean")
+		if out.Mean, err = val(d.Mean, "mean"); err == nil && !(out.Mean > 0) {
+			err = b.errAt(where+".mean", "must be > 0, got %s", d.Mean.Raw)
+		}
 	case "lognormal":
-		out.Median, err = val(d.Median, "median")
+		switch out.Median, err = val(d.Median, "median"); {
+		case err != nil:
+		case !(out.Median > 0):
+			err = b.errAt(where+".median", "must be > 0, got %s", d.Median.Raw)
+		case d.Sigma < 0:
+			err = b.errAt(where+".sigma", "must be >= 0, got %g", d.Sigma)
+		}
 	case "uniform":
-		if out.Min, err = val(d.Min, "min"); err == nil {
-			out.Max, err = val(d.Max, "max")
+		if out.Min, err = val(d.Min, "min"); err == nil && out.Min < 0 {
+			err = b.errAt(where+".min", "must be >= 0, got %s", d.Min.Raw)
+		} else if err == nil {
+			if out.Max, err = val(d.Max, "max"); err == nil && out.Max < out.Min {
+				err = b.errAt(where+".max", "must be at least min (%s), got %s", d.Min.Raw, d.Max.Raw)
+			}
 		}
 	case "":
-		return out, b.errf(d.Line, "%s.dist: required (fixed, exponential, lognormal or uniform)", where)
+		return out, b.errAt(where+".dist", "required (fixed, exponential, lognormal or uniform)")
+	default:
+		return out, b.errAt(where+".dist", "unknown distribution %q (want fixed, exponential, lognormal or uniform)", d.Dist)
 	}
 	if err != nil {
 		return out, err
 	}
 	if err := out.Validate(); err != nil {
-		return out, b.errf(d.Line, "%s: %v", where, err)
+		return out, b.wrapAt(where, err, "%v", err)
 	}
 	return out, nil
 }

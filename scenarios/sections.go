@@ -17,10 +17,10 @@ import (
 func (b *builder) workload() error {
 	w, s := b.f.Workload, b.s
 	if w == nil {
-		return b.errf(1, "workload: required (workload.trace or workload.synthetic)")
+		return b.errAt("workload", "required (workload.trace or workload.synthetic)")
 	}
 	if (w.Trace == "") == (w.Synthetic == nil) {
-		return b.errf(w.Line, "workload: exactly one of trace or synthetic is required")
+		return b.errAt("workload", "exactly one of trace or synthetic is required")
 	}
 	s.SkipInvalid = w.SkipInvalid
 	if w.Trace != "" {
@@ -29,69 +29,75 @@ func (b *builder) workload() error {
 			p = filepath.Join(b.dir, p)
 		}
 		if _, err := os.Stat(p); err != nil {
-			return b.errf(w.Line, "workload.trace: %v%s", err, missingTraceHint(p, err))
+			return b.wrapAt("workload.trace", err, "%v%s", err, missingTraceHint(p, err))
 		}
 		s.TracePath = p
 		return nil
 	}
 	sy := w.Synthetic
 	out := &workload.Synthetic{Until: sy.Until.Seconds, Count: sy.Count}
-	if !sy.Until.Set && sy.Count <= 0 {
-		return b.errf(sy.Line, "workload.synthetic: one of until or count is required")
-	}
 	if sy.Count < 0 {
-		return b.errf(sy.Line, "workload.synthetic.count: must be > 0")
+		return b.errAt("workload.synthetic.count", "must be > 0, got %d", sy.Count)
+	}
+	if !sy.Until.Set && sy.Count == 0 {
+		return b.errAt("workload.synthetic", "one of until or count is required")
 	}
 	if len(sy.Classes) == 0 {
-		return b.errf(sy.Line, "workload.synthetic.classes: at least one class is required")
+		return b.errAt("workload.synthetic.classes", "at least one class is required")
 	}
-	names := map[string]bool{}
 	for i, c := range sy.Classes {
-		where := fmt.Sprintf("workload.synthetic.classes[%d]", i)
+		where := item("workload.synthetic.classes", c.Name, i)
 		if c.Name == "" {
-			return b.errf(c.Line, "%s.name: required", where)
+			return b.errAt(where+".name", "required")
 		}
-		if names[c.Name] {
-			return b.errf(c.Line, "%s.name: %q is used twice", where, c.Name)
+		if c.Team == "" {
+			return b.errAt(where+".team", "required (teams: %s)", strings.Join(b.teamNames(), ", "))
 		}
-		names[c.Name] = true
-		where = fmt.Sprintf("workload.synthetic.classes[%s]", c.Name)
 		if s.TeamIndex(c.Team) < 0 {
-			return b.errf(c.Line, "%s.team: unknown team %q (teams: %s)", where, c.Team, strings.Join(b.teamNames(), ", "))
+			return b.errAt(where+".team", "unknown team %q (teams: %s)", c.Team, strings.Join(b.teamNames(), ", "))
 		}
 		if _, ok := s.PriorityValue(c.PriorityClass); !ok {
-			return b.errf(c.Line, "%s.priority_class: unknown priority class %q", where, c.PriorityClass)
+			return b.errAt(where+".priority_class", "unknown priority class %q", c.PriorityClass)
 		}
 		if p := c.Arrival.Process; p != "" && p != "poisson" {
-			return b.errf(c.Arrival.Line, "%s.arrival.process: %q is not supported (poisson)", where, p)
+			return b.errAt(where+".arrival.process", "%q is not supported (poisson)", p)
 		}
-		if c.Arrival.RatePerHour == nil || *c.Arrival.RatePerHour < 0 {
-			return b.errf(c.Arrival.Line, "%s.arrival.rate_per_hour: required, >= 0", where)
+		if c.Arrival.RatePerHour == nil {
+			return b.errAt(where+".arrival.rate_per_hour", "required: arrivals per hour, >= 0")
+		}
+		if r := *c.Arrival.RatePerHour; !(r >= 0) {
+			return b.errAt(where+".arrival.rate_per_hour", "must be >= 0, got %g", r)
 		}
 		arr := workload.Arrival{RatePerHour: *c.Arrival.RatePerHour}
 		if pr := c.Arrival.Profile; pr != nil {
+			at := where + ".arrival.profile"
 			if pr.Hourly != nil && len(pr.Hourly) != 24 {
-				return b.errf(c.Arrival.Line, "%s.arrival.profile.hourly: 24 factors, got %d", where, len(pr.Hourly))
+				return b.errAt(at+".hourly", "24 factors, got %d", len(pr.Hourly))
 			}
 			if pr.Weekly != nil && len(pr.Weekly) != 7 {
-				return b.errf(c.Arrival.Line, "%s.arrival.profile.weekly: 7 factors, got %d", where, len(pr.Weekly))
+				return b.errAt(at+".weekly", "7 factors, got %d", len(pr.Weekly))
 			}
-			for _, x := range append(append([]float64{}, pr.Hourly...), pr.Weekly...) {
-				if x < 0 {
-					return b.errf(c.Arrival.Line, "%s.arrival.profile: factors must be >= 0", where)
+			for _, fs := range []struct {
+				key string
+				xs  []float64
+			}{{"hourly", pr.Hourly}, {"weekly", pr.Weekly}} {
+				for k, x := range fs.xs {
+					if x < 0 {
+						return b.errAt(at+"."+fs.key+index(k), "factors must be >= 0, got %g", x)
+					}
 				}
 			}
 			arr.Hourly, arr.Weekly = pr.Hourly, pr.Weekly
 		}
 		if c.Duration == nil {
-			return b.errf(c.Line, "%s.duration: required", where)
+			return b.errAt(where+".duration", "required (e.g. {dist: lognormal, median: 6h, sigma: 1.2})")
 		}
 		dur, err := b.dist(c.Duration, where+".duration", true)
 		if err != nil {
 			return err
 		}
 		if !c.Accelerators.Set && c.VCPUs <= 0 {
-			return b.errf(c.Line, "%s.accelerators: required (or vcpus for CPU-only jobs)", where)
+			return b.errAt(where+".accelerators", "required (or vcpus for CPU-only jobs)")
 		}
 		vals := c.Accelerators.Values
 		if !c.Accelerators.Set {
@@ -99,22 +105,22 @@ func (b *builder) workload() error {
 		}
 		for _, v := range vals {
 			if v < 0 || (v > 1 && v != math.Trunc(v)) {
-				return b.errf(c.Accelerators.Line, "%s.accelerators: %g is not allowed (whole numbers, or a fraction below 1 for GPU sharing)", where, v)
+				return b.errAt(where+".accelerators", "%g is not allowed (whole numbers, or a fraction below 1 for GPU sharing)", v)
 			}
 			if v == 0 && c.VCPUs <= 0 {
-				return b.errf(c.Accelerators.Line, "%s.accelerators: a job must request accelerators or vcpus", where)
+				return b.errAt(where+".accelerators", "a job must request accelerators or vcpus")
 			}
 		}
 		ch, err := workload.NewChoices(vals, c.Accelerators.Weights)
 		if err != nil {
-			return b.errf(c.Accelerators.Line, "%s.accelerators: %v", where, err)
+			return b.wrapAt(where+".accelerators", err, "%v", err)
 		}
-		for _, t := range c.InstanceTypes {
+		for k, t := range c.InstanceTypes {
 			if _, ok := s.Catalog.Lookup(t); !ok {
-				return b.errf(c.Line, "%s.instance_types: unknown instance type %q", where, t)
+				return b.errAt(where+".instance_types"+index(k), "unknown instance type %q", t)
 			}
 			if s.Fleet.Nodes(t) == 0 && !b.timelineAdds(t) {
-				return b.errf(c.Line, "%s.instance_types: %q has no nodes in the fleet", where, t)
+				return b.errAt(where+".instance_types"+index(k), "%q has no nodes in the fleet", t)
 			}
 		}
 		res := c.Resource
@@ -126,7 +132,7 @@ func (b *builder) workload() error {
 			maxA = math.Max(maxA, v)
 		}
 		if maxA > 0 {
-			if err := b.checkPlaceable(c.Line, where, c.InstanceTypes, res, maxA); err != nil {
+			if err := b.checkPlaceable(where+".accelerators", c.InstanceTypes, res, maxA); err != nil {
 				return err
 			}
 		}
@@ -150,7 +156,7 @@ func (b *builder) timelineAdds(typ string) bool {
 }
 
 // checkPlaceable rejects a class whose largest job fits on no compatible type.
-func (b *builder) checkPlaceable(line int, where string, types []string, res string, acc float64) error {
+func (b *builder) checkPlaceable(where string, types []string, res string, acc float64) error {
 	candidates := types
 	if len(candidates) == 0 {
 		for _, t := range b.s.Fleet.Types() {
@@ -159,7 +165,7 @@ func (b *builder) checkPlaceable(line int, where string, types []string, res str
 			}
 		}
 		if len(candidates) == 0 {
-			return b.errf(line, "%s: no instance type in the fleet offers %s (set instance_types, or resource: for another accelerator)", where, res)
+			return b.errAt(where, "no instance type in the fleet offers %s (set instance_types, or resource: for another accelerator)", res)
 		}
 	}
 	best := 0
@@ -168,7 +174,7 @@ func (b *builder) checkPlaceable(line int, where string, types []string, res str
 		best = max(best, b.s.Fleet.Nodes(name)*t.Accelerators)
 	}
 	if float64(best) < acc {
-		return b.errf(line, "%s: jobs of %g accelerators can never run: the largest compatible pool has %d", where, acc, best)
+		return b.errAt(where, "jobs of %g accelerators can never run: the largest compatible pool has %d", acc, best)
 	}
 	return nil
 }
@@ -184,29 +190,32 @@ func (b *builder) teamNames() []string {
 func (b *builder) sim() error {
 	sy, s := b.f.Sim, b.s
 	if sy == nil {
-		return b.errf(1, "sim: required (at least sim.horizon)")
+		return b.errAt("sim", "required (at least sim.horizon)")
 	}
 	s.Seed = 1
 	if sy.Seed != nil {
 		s.Seed = *sy.Seed
 	}
-	if !sy.Horizon.Set || sy.Horizon.Seconds <= 0 {
-		return b.errf(sy.Line, "sim.horizon: required, > 0 (e.g. 60d)")
+	if !sy.Horizon.Set {
+		return b.errAt("sim.horizon", "required (e.g. 60d)")
+	}
+	if sy.Horizon.Seconds <= 0 {
+		return b.errAt("sim.horizon", "must be > 0 (e.g. 60d)")
 	}
 	s.Horizon = sy.Horizon.Seconds
 	s.Warmup = sy.Warmup.Seconds
 	if s.Warmup >= s.Horizon {
-		return b.errf(sy.Warmup.Line, "sim.warmup (%gs) must be shorter than sim.horizon (%gs)", s.Warmup, s.Horizon)
+		return b.errAt("sim.warmup", "%gs must be shorter than sim.horizon (%gs)", s.Warmup, s.Horizon)
 	}
 	s.Bucket = 3600
 	if sy.Bucket.Set {
 		if sy.Bucket.Seconds <= 0 {
-			return b.errf(sy.Bucket.Line, "sim.bucket: must be > 0")
+			return b.errAt("sim.bucket", "must be > 0")
 		}
 		s.Bucket = sy.Bucket.Seconds
 	}
 	if (s.Horizon-s.Warmup)/s.Bucket > 5e6 {
-		return b.errf(sy.Bucket.Line, "sim.bucket: %gs gives more than 5 million buckets; use a longer bucket", s.Bucket)
+		return b.errAt("sim.bucket", "%gs gives more than 5 million buckets; use a longer bucket", s.Bucket)
 	}
 	return nil
 }
@@ -216,28 +225,28 @@ func (b *builder) timeline() error {
 	for i, t := range b.f.Timeline {
 		where := fmt.Sprintf("timeline[%d]", i)
 		if !t.At.Set {
-			return b.errf(t.Line, "%s.at: required", where)
+			return b.errAt(where+".at", "required (e.g. 10d)")
 		}
-		ch := Change{At: t.At.Seconds, Line: t.Line}
+		ch := Change{At: t.At.Seconds, Line: b.at.find(where).line}
 		if (t.Nodes != nil) == (t.Team != "") {
-			return b.errf(t.Line, "%s: exactly one of nodes or team (with quota) is required", where)
+			return b.errAt(where, "exactly one of nodes or team (with quota) is required")
 		}
 		if t.Nodes != nil {
 			if _, ok := s.Catalog.Lookup(t.Nodes.Type); !ok {
-				return b.errf(t.Line, "%s.nodes.type: unknown instance type %q", where, t.Nodes.Type)
+				return b.errAt(where+".nodes.type", "unknown instance type %q", t.Nodes.Type)
 			}
 			if t.Nodes.Count == nil || *t.Nodes.Count == 0 {
-				return b.errf(t.Line, "%s.nodes.count: required, non-zero (+N arrive, -N leave)", where)
+				return b.errAt(where+".nodes.count", "required, non-zero (+N arrive, -N leave)")
 			}
 			ch.NodeType, ch.NodeDelta = t.Nodes.Type, *t.Nodes.Count
 		} else {
 			if s.TeamIndex(t.Team) < 0 {
-				return b.errf(t.Line, "%s.team: unknown team %q", where, t.Team)
+				return b.errAt(where+".team", "unknown team %q (teams: %s)", t.Team, strings.Join(b.teamNames(), ", "))
 			}
 			if len(t.Quota) == 0 {
-				return b.errf(t.Line, "%s.quota: required with team", where)
+				return b.errAt(where+".quota", "required with team")
 			}
-			q, err := b.quotaMap(t.Line, where, t.Quota)
+			q, err := b.quotaMap(where, t.Quota)
 			if err != nil {
 				return err
 			}
@@ -303,12 +312,13 @@ func (o Objective) Holds(v float64) bool {
 }
 
 func (b *builder) objectives() error {
-	for _, oy := range b.f.Objectives {
+	for i, oy := range b.f.Objectives {
+		where := "objectives" + index(i)
 		o, err := ParseObjective(oy.Text)
 		if err != nil {
-			return b.errf(oy.Line, "objectives: %v", err)
+			return b.wrapAt(where, err, "%v", err)
 		}
-		o.Line = oy.Line
+		o.Line = b.at.find(where).line
 		b.s.Objectives = append(b.s.Objectives, o)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,15 +44,20 @@ type fairSharingYAML struct {
 	Strategies []string
 }
 
-func (fairSharingYAML) selfChecked() {}
+// strategiesYAML is fairSharingYAML's mapping form.
+type strategiesYAML struct {
+	Strategies []string `yaml:"strategies"`
+}
+
+func (fairSharingYAML) shape(n *yaml.Node) (reflect.Type, string) {
+	return scalarOr(n, reflectType[bool](), reflectType[strategiesYAML](), "false, or {strategies: [...]}")
+}
 
 func (f *fairSharingYAML) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		return n.Decode(&f.Enabled)
 	}
-	var m struct {
-		Strategies []string `yaml:"strategies"`
-	}
+	var m strategiesYAML
 	if err := n.Decode(&m); err != nil {
 		return err
 	}
@@ -66,21 +72,13 @@ type snapQuotaYAML struct {
 }
 
 type snapCohortYAML struct {
-	Pos    `yaml:",inline"`
 	Name   string                              `yaml:"name"`
 	Parent string                              `yaml:"parent"`
 	Weight *float64                            `yaml:"weight"`
 	Quota  map[string]map[string]snapQuotaYAML `yaml:"quota"`
 }
 
-func (x *snapCohortYAML) UnmarshalYAML(n *yaml.Node) error {
-	type plain snapCohortYAML
-	x.Line = n.Line
-	return n.Decode((*plain)(x))
-}
-
 type snapQueueYAML struct {
-	Pos        `yaml:",inline"`
 	Name       string   `yaml:"name"`
 	Cohort     string   `yaml:"cohort"`
 	Strategy   string   `yaml:"strategy"`
@@ -106,14 +104,7 @@ type snapQueueYAML struct {
 	} `yaml:"resource_groups"`
 }
 
-func (x *snapQueueYAML) UnmarshalYAML(n *yaml.Node) error {
-	type plain snapQueueYAML
-	x.Line = n.Line
-	return n.Decode((*plain)(x))
-}
-
 type snapJobYAML struct {
-	Pos      `yaml:",inline"`
 	Name     string  `yaml:"name"`
 	Queue    string  `yaml:"queue"`
 	Priority int32   `yaml:"priority"`
@@ -131,12 +122,6 @@ type snapJobYAML struct {
 		Reason string  `yaml:"reason"`
 		At     float64 `yaml:"at"`
 	} `yaml:"evicted"`
-}
-
-func (x *snapJobYAML) UnmarshalYAML(n *yaml.Node) error {
-	type plain snapJobYAML
-	x.Line = n.Line
-	return n.Decode((*plain)(x))
 }
 
 type expectedYAML struct {
@@ -157,17 +142,18 @@ type expectedYAML struct {
 
 // quantity is a number or a Kubernetes quantity such as 3Gi or 500m.
 type quantity struct {
-	Q    int64
-	Line int
+	Q int64
 }
 
 func (quantity) selfChecked() {}
 
 func (q *quantity) UnmarshalYAML(n *yaml.Node) error {
-	q.Line = n.Line
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("expected a quantity (a number, or like 500m, 3Gi), got %s", describe(n))
+	}
 	v, err := ParseQuantity(n.Value)
 	if err != nil {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
+		return err
 	}
 	q.Q = v
 	return nil
@@ -217,22 +203,32 @@ func LoadSnapshot(path string) (*SnapshotFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var y snapshotYAML
-	if err := decodeStrict(path, data, &y); err != nil {
-		return nil, err
-	}
-	return buildSnapshot(path, &y)
+	return ParseSnapshot(path, data)
 }
 
-func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
-	errf := func(line int, f string, a ...any) error {
-		return &FileError{File: file, Line: line, Msg: fmt.Sprintf(f, a...)}
+// ParseSnapshot validates snapshot YAML; path names the file in errors.
+func ParseSnapshot(path string, data []byte) (*SnapshotFile, error) {
+	var y snapshotYAML
+	at, err := decodeStrict(path, data, &y)
+	if err != nil {
+		return nil, err
+	}
+	return buildSnapshot(path, at, &y)
+}
+
+func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, error) {
+	// errAt places an error at a key path, as the scenario builder does.
+	errAt := func(path, f string, a ...any) error {
+		return &FileError{File: file, Line: at.find(path).line, Path: path, Msg: fmt.Sprintf(f, a...)}
 	}
 	kind := policies.SnapshotKind(y.Kind)
 	switch kind {
 	case policies.KindCycle, policies.KindPreemptionTargets, policies.KindSteadyState, policies.KindQueueOrder:
 	default:
-		return nil, errf(1, "kind: %q is not one of cycle, preemption_targets, steady_state, queue_order", y.Kind)
+		if y.Kind == "" {
+			return nil, errAt("kind", "required: one of cycle, preemption_targets, steady_state, queue_order")
+		}
+		return nil, errAt("kind", "%q is not one of cycle, preemption_targets, steady_state, queue_order", y.Kind)
 	}
 	m := &policies.Model{Kind: policies.KindQuota}
 	for _, f := range y.Flavors {
@@ -297,16 +293,18 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 		m.Cohorts = append(m.Cohorts, policies.CohortSpec{Name: name, Parent: -1, Weight: 1})
 		return len(m.Cohorts) - 1
 	}
-	for _, c := range y.Cohorts {
+	for ci, c := range y.Cohorts {
+		where := item("cohorts", c.Name, ci)
 		i := addCohort(c.Name)
 		if c.Weight != nil {
 			m.Cohorts[i].Weight = *c.Weight
 		}
 		m.Cohorts[i].Quotas = map[int]map[int]policies.Quota{}
-		for fname, byRes := range c.Quota {
+		for _, fname := range sortedKeys(c.Quota) {
+			byRes := c.Quota[fname]
 			f := m.FlavorIndex(fname)
 			if f < 0 {
-				return nil, errf(c.Line, "cohorts[%s].quota: unknown flavor %q", c.Name, fname)
+				return nil, errAt(where+".quota."+fname, "unknown flavor %q (flavors: %s)", fname, strings.Join(y.Flavors, ", "))
 			}
 			m.Cohorts[i].Quotas[f] = map[int]policies.Quota{}
 			for r, q := range byRes {
@@ -314,16 +312,16 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 			}
 		}
 	}
-	for _, c := range y.Cohorts {
+	for ci, c := range y.Cohorts {
 		if c.Parent != "" {
 			p, ok := cohortIdx[c.Parent]
 			if !ok {
-				return nil, errf(c.Line, "cohorts[%s].parent: unknown cohort %q", c.Name, c.Parent)
+				return nil, errAt(item("cohorts", c.Name, ci)+".parent", "unknown cohort %q", c.Parent)
 			}
 			m.Cohorts[cohortIdx[c.Name]].Parent = p
 		}
 	}
-	pol := func(line int, v string, def policies.PreemptPolicy) (policies.PreemptPolicy, error) {
+	pol := func(path, v string, def policies.PreemptPolicy) (policies.PreemptPolicy, error) {
 		switch v {
 		case "":
 			return def, nil
@@ -336,9 +334,10 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 		case "Any":
 			return policies.Any, nil
 		}
-		return 0, errf(line, "unknown preemption policy %q", v)
+		return 0, errAt(path, "unknown preemption policy %q (Never, LowerPriority, LowerOrNewerEqualPriority or Any)", v)
 	}
-	for _, q := range y.Queues {
+	for qi, q := range y.Queues {
+		where := item("queues", q.Name, qi)
 		spec := policies.QueueSpec{Name: q.Name, Cohort: -1, Weight: 1, MaxPreemptions: -1}
 		if q.Cohort != "" {
 			spec.Cohort = addCohort(q.Cohort)
@@ -351,16 +350,16 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 		case "StrictFIFO":
 			spec.Strategy = policies.StrictFIFO
 		default:
-			return nil, errf(q.Line, "queues[%s].strategy: %q is not BestEffortFIFO or StrictFIFO", q.Name, q.Strategy)
+			return nil, errAt(where+".strategy", "%q is not BestEffortFIFO or StrictFIFO", q.Strategy)
 		}
 		var err error
-		if spec.WithinQueue, err = pol(q.Line, q.Preemption.WithinQueue, policies.Never); err != nil {
+		if spec.WithinQueue, err = pol(where+".preemption.within_queue", q.Preemption.WithinQueue, policies.Never); err != nil {
 			return nil, err
 		}
-		if spec.Reclaim, err = pol(q.Line, q.Preemption.ReclaimWithinCohort, policies.Never); err != nil {
+		if spec.Reclaim, err = pol(where+".preemption.reclaim_within_cohort", q.Preemption.ReclaimWithinCohort, policies.Never); err != nil {
 			return nil, err
 		}
-		if spec.BorrowWithin, err = pol(q.Line, q.Preemption.BorrowWithinCohort.Policy, policies.Never); err != nil {
+		if spec.BorrowWithin, err = pol(where+".preemption.borrow_within_cohort.policy", q.Preemption.BorrowWithinCohort.Policy, policies.Never); err != nil {
 			return nil, err
 		}
 		if t := q.Preemption.BorrowWithinCohort.MaxPriorityThreshold; t != nil {
@@ -370,13 +369,13 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 		spec.Fungibility.WhenCanBorrowTryNext = fg.WhenCanBorrow == "TryNextFlavor"
 		spec.Fungibility.WhenCanPreemptStop = fg.WhenCanPreempt == "MayStopSearch" || fg.WhenCanPreempt == "Preempt"
 		spec.Fungibility.PreemptionOverBorrowing = fg.Preference == "PreemptionOverBorrowing"
-		for _, g := range q.ResourceGroups {
+		for gi, g := range q.ResourceGroups {
 			rg := policies.ResourceGroup{}
 			seen := map[int]bool{}
-			for _, fq := range g.Flavors {
+			for fi, fq := range g.Flavors {
 				f := m.FlavorIndex(fq.Flavor)
 				if f < 0 {
-					return nil, errf(q.Line, "queues[%s]: unknown flavor %q", q.Name, fq.Flavor)
+					return nil, errAt(fmt.Sprintf("%s.resource_groups[%d].flavors[%d].flavor", where, gi, fi), "unknown flavor %q (flavors: %s)", fq.Flavor, strings.Join(y.Flavors, ", "))
 				}
 				entry := policies.FlavorQuotas{Flavor: f, Quotas: map[int]policies.Quota{}}
 				rnames := make([]string, 0, len(fq.Resources))
@@ -400,35 +399,48 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 	}
 	if y.Settings != nil && y.Settings.FairSharing.Enabled {
 		m.FairSharing.Enabled = true
-		for _, st := range y.Settings.FairSharing.Strategies {
+		for i, st := range y.Settings.FairSharing.Strategies {
 			switch st {
 			case "LessThanOrEqualToFinalShare":
 				m.FairSharing.Strategies = append(m.FairSharing.Strategies, policies.LessThanOrEqualToFinalShare)
 			case "LessThanInitialShare":
 				m.FairSharing.Strategies = append(m.FairSharing.Strategies, policies.LessThanInitialShare)
 			default:
-				return nil, errf(1, "settings.fair_sharing.strategies: unknown strategy %q", st)
+				return nil, errAt("settings.fair_sharing.strategies"+index(i), "unknown strategy %q (LessThanOrEqualToFinalShare or LessThanInitialShare)", st)
 			}
 		}
 	}
 	nR := len(m.Resources)
 	// Names break final ties (Kueue UID = name in these cases).
-	allNames := []string{}
-	for _, j := range append(append([]snapJobYAML{}, y.Running...), y.Pending...) {
-		allNames = append(allNames, j.Name)
+	type placedJob struct {
+		j     snapJobYAML
+		where string
 	}
-	sort.Strings(allNames)
-	seq := map[string]int64{}
-	for i, n := range allNames {
-		if _, dup := seq[n]; dup {
-			return nil, errf(1, "job name %q is used twice", n)
+	var jobs []placedJob
+	for _, sec := range []struct {
+		name string
+		jobs []snapJobYAML
+	}{{"running", y.Running}, {"pending", y.Pending}} {
+		for i, j := range sec.jobs {
+			jobs = append(jobs, placedJob{j, item(sec.name, j.Name, i)})
 		}
+	}
+	seq := map[string]int64{}
+	byName := map[string]string{}
+	for _, pj := range jobs {
+		if first, dup := byName[pj.j.Name]; dup {
+			return nil, errAt(pj.where+".name", "job name %q is used twice (also %s)", pj.j.Name, first)
+		}
+		byName[pj.j.Name] = pj.where
+	}
+	for i, n := range sortedKeys(byName) {
 		seq[n] = int64(i)
 	}
-	mkJob := func(j snapJobYAML) (*policies.Workload, error) {
+	mkJob := func(pj placedJob) (*policies.Workload, error) {
+		j, where := pj.j, pj.where
 		q := m.QueueIndex(j.Queue)
 		if q < 0 {
-			return nil, errf(j.Line, "job %s: unknown queue %q", j.Name, j.Queue)
+			return nil, errAt(where+".queue", "unknown queue %q", j.Queue)
 		}
 		w := &policies.Workload{Name: j.Name, Seq: seq[j.Name], Queue: q, Priority: j.Priority, Order: j.Created}
 		if j.Evicted != nil && j.Evicted.Reason == "PodsReadyTimeout" {
@@ -448,14 +460,14 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 			w.Req.PodSets = append(w.Req.PodSets, p)
 		}
 		if len(w.Req.PodSets) == 0 {
-			return nil, errf(j.Line, "job %s: podsets required", j.Name)
+			return nil, errAt(where+".podsets", "required, at least one podset")
 		}
 		if len(j.Assignment) > 0 {
 			w.ForcedFlavors = map[int]int{}
-			for r, fname := range j.Assignment {
-				f := m.FlavorIndex(fname)
+			for _, r := range sortedKeys(j.Assignment) {
+				f := m.FlavorIndex(j.Assignment[r])
 				if f < 0 {
-					return nil, errf(j.Line, "job %s: assignment names unknown flavor %q", j.Name, fname)
+					return nil, errAt(where+".assignment."+r, "unknown flavor %q (flavors: %s)", j.Assignment[r], strings.Join(y.Flavors, ", "))
 				}
 				w.ForcedFlavors[resIdx(r)] = f
 			}
@@ -466,31 +478,32 @@ func buildSnapshot(file string, y *snapshotYAML) (*SnapshotFile, error) {
 	if y.Now != nil {
 		snap.Now = *y.Now
 	}
-	for _, j := range y.Running {
-		w, err := mkJob(j)
+	for _, pj := range jobs[:len(y.Running)] {
+		w, err := mkJob(pj)
 		if err != nil {
 			return nil, err
 		}
 		spec := &m.Queues[w.Queue]
 		var asg [][]int
-		for pi, ps := range j.PodSets {
+		for pi, ps := range pj.j.PodSets {
 			row := make([]int, len(spec.Groups))
 			for gi := range row {
 				row[gi] = -1
 				for _, r := range spec.Groups[gi].Resources {
 					if fname, ok := ps.Flavors[m.Resources[r]]; ok && w.Req.PodSets[pi].PerPod[r] > 0 {
 						if row[gi] = m.FlavorIndex(fname); row[gi] < 0 {
-							return nil, errf(j.Line, "job %s: unknown flavor %q", j.Name, fname)
+							psKey := item(pj.where+".podsets", ps.Name, pi)
+							return nil, errAt(psKey+".flavors."+m.Resources[r], "unknown flavor %q (flavors: %s)", fname, strings.Join(y.Flavors, ", "))
 						}
 					}
 				}
 			}
 			asg = append(asg, row)
 		}
-		snap.Running = append(snap.Running, policies.RunningJob{W: w, Assignment: asg, AdmittedAt: j.Admitted, Evicting: j.Evicting})
+		snap.Running = append(snap.Running, policies.RunningJob{W: w, Assignment: asg, AdmittedAt: pj.j.Admitted, Evicting: pj.j.Evicting})
 	}
-	for _, j := range y.Pending {
-		w, err := mkJob(j)
+	for _, pj := range jobs[len(y.Running):] {
+		w, err := mkJob(pj)
 		if err != nil {
 			return nil, err
 		}

@@ -9,70 +9,251 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// FileError is a problem at a place in an input file.
+// FileError is a problem at a place in an input file. It reads
+// FILE:LINE: key.path: message, the first line `allot` prints for it.
 type FileError struct {
 	File string
 	Line int
-	Msg  string
+	Path string // the full key path (see itemKey); "" for the file as a whole
+	Msg  string // what was expected; Err's text when empty
+	Err  error  // the cause, if another error is behind it
 }
 
 func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
 	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	if e.Msg != "" || e.Err == nil {
+		b.WriteString(e.Msg)
+	} else {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
 }
 
-// selfChecked types parse their own YAML (scalars or unions) and are not
-// walked for unknown keys.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// selfChecked types parse their own scalar; the walk decodes them to check
+// them and is told their error.
 type selfChecked interface{ selfChecked() }
 
-var selfCheckedType = reflect.TypeOf((*selfChecked)(nil)).Elem()
+// union types take one of several shapes (a number or a mapping, ...): the
+// walk checks the node as the shape it has, or says what was expected.
+type union interface {
+	shape(n *yaml.Node) (t reflect.Type, expected string)
+}
 
-// decodeStrict decodes YAML into v, first rejecting any mapping key that
-// the target type does not declare, with the file, line and key.
-func decodeStrict(file string, data []byte, v any) error {
+var (
+	selfCheckedType = reflect.TypeOf((*selfChecked)(nil)).Elem()
+	unionType       = reflect.TypeOf((*union)(nil)).Elem()
+)
+
+// decodeStrict decodes YAML into v. It first walks the document against
+// v's type, so that an unknown or repeated key, or a value of the wrong
+// type, is reported with the file, its line and its full key path; it
+// returns where every key path is written.
+func decodeStrict(file string, data []byte, v any) (places, error) {
 	var doc yaml.Node
+	t := reflect.TypeOf(v).Elem()
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return yamlSyntaxError(file, err)
+		return nil, syntaxError(file, data, t, err)
 	}
 	if len(doc.Content) == 0 {
-		return &FileError{File: file, Msg: "empty file"}
+		return nil, &FileError{File: file, Line: 1, Msg: "empty file"}
 	}
+	w := &walker{file: file, places: places{"": {file, 1}}, aliased: maxAliased}
 	root := doc.Content[0]
-	if err := checkKnown(file, root, reflect.TypeOf(v).Elem(), ""); err != nil {
-		return err
+	if err := w.walk(root, t, ""); err != nil {
+		return nil, err
 	}
 	if err := root.Decode(v); err != nil {
-		return yamlSyntaxError(file, err)
+		// The walk checks what decoding checks; this is a safety net.
+		return nil, &FileError{File: file, Line: 1, Msg: "cannot decode: " + yamlMessage(err), Err: err}
+	}
+	return w.places, nil
+}
+
+// walker checks a YAML node tree against a Go type.
+type walker struct {
+	file    string
+	places  places
+	aliased int // how many more values it may visit through aliases
+}
+
+// maxAliased bounds the values reached through aliases, which can nest to
+// expand exponentially (yaml.v3's decoder has a like limit).
+const maxAliased = 100000
+
+func (w *walker) errAt(n *yaml.Node, path, format string, args ...any) error {
+	return &FileError{File: w.file, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		if w.aliased <= 0 {
+			return w.errAt(n, path, "the aliases here expand to too many values")
+		}
+		w.aliased -= size(n.Alias)
+		n = n.Alias
+	}
+	pt := reflect.PointerTo(t)
+	switch {
+	case pt.Implements(unionType):
+		st, expected := reflect.New(t).Interface().(union).shape(n)
+		if st == nil {
+			return w.errAt(n, path, "expected %s, got %s", expected, describe(n))
+		}
+		return w.walk(n, st, path)
+	case pt.Implements(selfCheckedType):
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			return w.errAt(n, path, "%s", yamlMessage(err))
+		}
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if isNull(n) {
+			return nil
+		}
+		if n.Kind != yaml.MappingNode {
+			return w.errAt(n, path, "expected a mapping, got %s", describe(n))
+		}
+		fields := yamlFields(t)
+		return w.entries(n, path, func(k, v *yaml.Node, kp string) error {
+			ft, ok := fields[k.Value]
+			if !ok {
+				return w.errAt(k, kp, "%s", unknownKey(k.Value, path, fields))
+			}
+			return w.walk(v, ft, kp)
+		})
+	case reflect.Map:
+		if isNull(n) {
+			return nil
+		}
+		if n.Kind != yaml.MappingNode {
+			return w.errAt(n, path, "expected a mapping, got %s", describe(n))
+		}
+		return w.entries(n, path, func(_, v *yaml.Node, kp string) error {
+			return w.walk(v, t.Elem(), kp)
+		})
+	case reflect.Slice:
+		if isNull(n) {
+			return nil
+		}
+		if n.Kind != yaml.SequenceNode {
+			return w.errAt(n, path, "expected a list, got %s", describe(n))
+		}
+		named := map[string]int{}
+		for i, c := range n.Content {
+			key, byName := itemKey(c, i)
+			ip := path + key
+			if byName {
+				if first, dup := named[key]; dup {
+					return w.errAt(c, ip, "name %q is defined twice (first at line %d)", key[1:len(key)-1], first)
+				}
+				named[key] = c.Line
+			}
+			w.places.add(ip, w.file, c.Line)
+			if err := w.walk(c, t.Elem(), ip); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := n.Decode(reflect.New(t).Interface()); err != nil {
+		return w.errAt(n, path, "expected %s, got %s", expectedKind(t), describe(n))
 	}
 	return nil
 }
 
-func yamlSyntaxError(file string, err error) error {
-	if fe, ok := err.(*FileError); ok {
-		return fe
+// entries visits a mapping's entries with their key paths, rejecting a
+// key written twice.
+func (w *walker) entries(n *yaml.Node, path string, visit func(k, v *yaml.Node, kp string) error) error {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		kp := join(path, k.Value)
+		if first, dup := seen[k.Value]; dup {
+			return w.errAt(k, kp, "this key appears twice (first at line %d)", first)
+		}
+		seen[k.Value] = k.Line
+		w.places.add(kp, w.file, k.Line)
+		if err := visit(k, v, kp); err != nil {
+			return err
+		}
 	}
-	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
-		msg := te.Errors[0]
-		line := 0
-		if strings.HasPrefix(msg, "line ") {
-			fmt.Sscanf(msg, "line %d:", &line)
-			if i := strings.Index(msg, ": "); i >= 0 {
-				msg = msg[i+2:]
+	return nil
+}
+
+func unknownKey(key, path string, fields map[string]reflect.Type) string {
+	known := make([]string, 0, len(fields))
+	for name := range fields {
+		known = append(known, name)
+	}
+	sort.Strings(known)
+	msg := fmt.Sprintf("unknown key %q in %s", key, orRoot(path))
+	if s := closest(key, known); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg + " (known keys: " + strings.Join(known, ", ") + ")"
+}
+
+// closest is the known key within two edits of key, if there is one.
+func closest(key string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
 			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
-		return &FileError{File: file, Line: line, Msg: msg}
+		prev = cur
 	}
-	msg := err.Error()
-	line := 0
-	if strings.HasPrefix(msg, "yaml: line ") {
-		fmt.Sscanf(msg, "yaml: line %d:", &line)
-		if i := strings.Index(msg[6:], ": "); i >= 0 {
-			msg = "malformed YAML: " + msg[6+i+2:]
-		}
+	return prev[len(b)]
+}
+
+func expectedKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number >= 0"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a single value"
 	}
-	return &FileError{File: file, Line: line, Msg: msg}
+	return "a " + t.String()
 }
 
 func yamlFields(t reflect.Type) map[string]reflect.Type {
@@ -98,67 +279,18 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-func checkKnown(file string, n *yaml.Node, t reflect.Type, path string) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(selfCheckedType) || t.Implements(selfCheckedType) {
-		return nil
-	}
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			if n.Tag == "!!null" {
-				return nil
-			}
-			return &FileError{File: file, Line: n.Line, Msg: fmt.Sprintf("%s: expected a mapping, got %s", orRoot(path), describe(n))}
-		}
-		fields := yamlFields(t)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			ft, ok := fields[k.Value]
-			if !ok {
-				known := make([]string, 0, len(fields))
-				for name := range fields {
-					known = append(known, name)
-				}
-				sort.Strings(known)
-				return &FileError{File: file, Line: k.Line, Msg: fmt.Sprintf("unknown key %q in %s (known keys: %s)", k.Value, orRoot(path), strings.Join(known, ", "))}
-			}
-			if err := checkKnown(file, v, ft, join(path, k.Value)); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			if n.Tag == "!!null" {
-				return nil
-			}
-			return &FileError{File: file, Line: n.Line, Msg: fmt.Sprintf("%s: expected a list, got %s", orRoot(path), describe(n))}
-		}
-		for i, c := range n.Content {
-			if err := checkKnown(file, c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			if n.Tag == "!!null" {
-				return nil
-			}
-			return &FileError{File: file, Line: n.Line, Msg: fmt.Sprintf("%s: expected a mapping, got %s", orRoot(path), describe(n))}
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if err := checkKnown(file, n.Content[i+1], t.Elem(), join(path, n.Content[i].Value)); err != nil {
-				return err
-			}
+// size counts a node's values, up to maxAliased.
+func size(n *yaml.Node) int {
+	total := 1
+	for _, c := range n.Content {
+		if total += size(c); total > maxAliased {
+			break
 		}
 	}
-	return nil
+	return total
 }
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
 func describe(n *yaml.Node) string {
 	switch n.Kind {
@@ -172,18 +304,21 @@ func describe(n *yaml.Node) string {
 	return "something else"
 }
 
+// yamlMessage is an error's text without yaml.v3's prefixes.
+func yamlMessage(err error) string {
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		_, msg := splitYAMLLine(te.Errors[0])
+		return msg
+	}
+	_, msg := splitYAMLLine(strings.TrimPrefix(err.Error(), "yaml: "))
+	return msg
+}
+
 func orRoot(p string) string {
 	if p == "" {
 		return "the top level"
 	}
 	return p
-}
-
-func join(p, k string) string {
-	if p == "" {
-		return k
-	}
-	return p + "." + k
 }
 
 func reflectType[T any]() reflect.Type { return reflect.TypeOf((*T)(nil)).Elem() }

@@ -35,13 +35,16 @@ type Job struct {
 // HasOrig says whether the job carries original start and end times.
 func (j *Job) HasOrig() bool { return !math.IsNaN(j.OrigStart) && !math.IsNaN(j.OrigEnd) }
 
-// FieldError is a problem with one field of one job, placed in its source.
+// FieldError is a problem with one field of one job, placed in its source:
+// FILE: row N: column COL: reason. A CSV trace's rows are numbered as a
+// spreadsheet shows them, the header being row 1; a Parquet trace's from 1.
 type FieldError struct {
 	File   string
-	Line   int    // 1-based line (CSV) or row (Parquet, generator job number)
-	Unit   string // "line" or "row"
-	Field  string
+	Line   int    // 1-based row (or line, for importers' raw inputs); 0 = the file as a whole
+	Unit   string // "row" or "line"
+	Field  string // the column; "" when the whole row is at fault
 	Reason string
+	Err    error // the cause, if another error is behind it
 }
 
 func (e *FieldError) Error() string {
@@ -49,8 +52,13 @@ func (e *FieldError) Error() string {
 	if e.Line > 0 {
 		loc = fmt.Sprintf("%s: %s %d", e.File, e.Unit, e.Line)
 	}
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", loc, e.Reason)
+	}
 	return fmt.Sprintf("%s: column %s: %s", loc, e.Field, e.Reason)
 }
+
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // Check validates the fields every job needs; it returns the field at fault.
 func (j *Job) Check() (field, reason string) {

@@ -17,7 +17,7 @@ type csvTrace struct {
 	col     map[string]int
 	extra   []string
 	extraIx []int
-	line    int
+	line    int // the row read last, the header being row 1
 	opt     TraceOptions
 	skipped int
 }
@@ -34,16 +34,16 @@ func openCSVTrace(path string, opt TraceOptions) (*csvTrace, error) {
 	if err != nil {
 		f.Close()
 		if err == io.EOF {
-			return nil, fmt.Errorf("%s: empty file, expected a header row", path)
+			return nil, &FieldError{File: path, Line: 1, Unit: "row", Reason: "empty file, expected a header row"}
 		}
-		return nil, fmt.Errorf("%s: line 1: %w", path, err)
+		return nil, malformedCSV(path, 1, err)
 	}
 	t := &csvTrace{f: f, r: r, name: path, col: map[string]int{}, line: 1, opt: opt}
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if _, dup := t.col[h]; dup {
 			f.Close()
-			return nil, fmt.Errorf("%s: line 1: column %q appears twice", path, h)
+			return nil, &FieldError{File: path, Line: 1, Unit: "row", Field: h, Reason: "appears twice in the header"}
 		}
 		t.col[h] = i
 		if !isKnownColumn(h) {
@@ -54,10 +54,14 @@ func openCSVTrace(path string, opt TraceOptions) (*csvTrace, error) {
 	for _, c := range requiredColumns {
 		if _, ok := t.col[c]; !ok {
 			f.Close()
-			return nil, fmt.Errorf("%s: line 1: required column %q is missing (have %s)", path, c, strings.Join(header, ", "))
+			return nil, &FieldError{File: path, Line: 1, Unit: "row", Field: c, Reason: "required column is missing from the header (have " + strings.Join(header, ", ") + ")"}
 		}
 	}
 	return t, nil
+}
+
+func malformedCSV(path string, row int, err error) error {
+	return &FieldError{File: path, Line: row, Unit: "row", Reason: fmt.Sprintf("malformed CSV: %v", err), Err: err}
 }
 
 func (t *csvTrace) ExtraColumns() []string { return t.extra }
@@ -72,7 +76,7 @@ func (t *csvTrace) Next() (Job, error) {
 			return Job{}, io.EOF
 		}
 		if err != nil {
-			return Job{}, fmt.Errorf("%s: line %d: %w", t.name, t.line, err)
+			return Job{}, malformedCSV(t.name, t.line, err)
 		}
 		j, err := t.parse(rec)
 		if err != nil {
@@ -95,7 +99,7 @@ func (t *csvTrace) cell(rec []string, name string) string {
 }
 
 func (t *csvTrace) parse(rec []string) (Job, error) {
-	rf := rowFields{file: t.name, line: t.line, unit: "line"}
+	rf := rowFields{file: t.name, line: t.line, unit: "row"}
 	j := Job{
 		ID:            strings.TrimSpace(t.cell(rec, ColJobID)),
 		Team:          strings.TrimSpace(t.cell(rec, ColTeam)),

@@ -41,7 +41,7 @@ func openParquetFile(path string) (*os.File, *parquet.File, error) {
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		return nil, nil, &FieldError{File: path, Reason: fmt.Sprintf("not a readable Parquet file: %v", err), Err: err}
 	}
 	return f, pf, nil
 }
@@ -65,7 +65,7 @@ func openParquetTrace(path string, opt TraceOptions) (*parquetTrace, error) {
 	for _, c := range requiredColumns {
 		if !have[c] {
 			f.Close()
-			return nil, fmt.Errorf("%s: required column %q is missing (have %s)", path, c, strings.Join(t.colName, ", "))
+			return nil, &FieldError{File: path, Field: c, Reason: "required column is missing (have " + strings.Join(t.colName, ", ") + ")"}
 		}
 	}
 	t.r = parquet.NewGenericReader[any](pf)
@@ -88,7 +88,7 @@ func (t *parquetTrace) Next() (Job, error) {
 			if errors.Is(err, io.EOF) {
 				t.done = true
 			} else if err != nil {
-				return Job{}, fmt.Errorf("%s: row %d: %w", t.name, t.row+1, err)
+				return Job{}, &FieldError{File: t.name, Line: t.row + 1, Unit: "row", Reason: fmt.Sprintf("unreadable: %v", err), Err: err}
 			}
 			if n == 0 {
 				continue
@@ -215,7 +215,7 @@ func parquetSubmitSorted(path string) (bool, error) {
 		}
 	}
 	if idx < 0 {
-		return false, fmt.Errorf("%s: required column %q is missing", path, ColSubmitTime)
+		return false, &FieldError{File: path, Field: ColSubmitTime, Reason: "required column is missing"}
 	}
 	last := math.Inf(-1)
 	buf := make([]parquet.Value, 4096)
@@ -228,7 +228,7 @@ func parquetSubmitSorted(path string) (bool, error) {
 			}
 			if err != nil {
 				pages.Close()
-				return false, fmt.Errorf("%s: column %s: %w", path, ColSubmitTime, err)
+				return false, &FieldError{File: path, Field: ColSubmitTime, Reason: fmt.Sprintf("unreadable: %v", err), Err: err}
 			}
 			vr := p.Values()
 			for {

@@ -73,20 +73,20 @@ func writeCSV(t *testing.T, body string) string {
 
 const header = "job_id,submit_time,team,accelerators,duration_s,priority_class\n"
 
-// Bad rows are rejected with the file, the line and the column.
+// Bad rows are rejected with the file, the row and the column.
 func TestBadTraceRowsNameTheLineAndColumn(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
 		want       []string
 	}{
-		{"negative duration", header + "a,0,t,1,3600,\nb,5,t,1,-10,\n", []string{"line 3", "duration_s", "negative"}},
-		{"negative submit", header + "a,-1,t,1,3600,\n", []string{"line 2", "submit_time", "negative"}},
-		{"not a number", header + "a,0,t,eight,3600,\n", []string{"line 2", "accelerators", `"eight"`}},
-		{"missing team", header + "a,0,,1,3600,\n", []string{"line 2", "team", "missing"}},
-		{"requests nothing", header + "a,0,t,0,3600,\n", []string{"line 2", "requests nothing"}},
-		{"fraction above one", header + "a,0,t,2.5,3600,\n", []string{"line 2", "accelerators", "fractions"}},
-		{"missing column", "job_id,submit_time,team,duration_s\na,0,t,1\n", []string{"line 1", `"accelerators"`}},
-		{"duplicate column", "job_id,job_id,submit_time,team,accelerators,duration_s\n", []string{"line 1", "twice"}},
+		{"negative duration", header + "a,0,t,1,3600,\nb,5,t,1,-10,\n", []string{"row 3", "duration_s", "negative"}},
+		{"negative submit", header + "a,-1,t,1,3600,\n", []string{"row 2", "submit_time", "negative"}},
+		{"not a number", header + "a,0,t,eight,3600,\n", []string{"row 2", "accelerators", `"eight"`}},
+		{"missing team", header + "a,0,,1,3600,\n", []string{"row 2", "team", "missing"}},
+		{"requests nothing", header + "a,0,t,0,3600,\n", []string{"row 2", "requests nothing"}},
+		{"fraction above one", header + "a,0,t,2.5,3600,\n", []string{"row 2", "accelerators", "fractions"}},
+		{"missing column", "job_id,submit_time,team,duration_s\na,0,t,1\n", []string{"row 1", "column accelerators"}},
+		{"duplicate column", "job_id,job_id,submit_time,team,accelerators,duration_s\n", []string{"row 1", "twice"}},
 		{"empty file", "", []string{"empty file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

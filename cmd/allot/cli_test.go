@@ -108,7 +108,7 @@ func TestExitCodesAndErrorsNameTheFile(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.yaml", "name: x\nflet: {}\n")
 	code, _, errs := cli("sim", bad)
-	if code != exitBadInput || !strings.HasPrefix(errs, "allot: "+bad+":2: unknown key \"flet\"") {
+	if code != exitBadInput || !strings.HasPrefix(errs, bad+":2: flet: unknown key \"flet\"") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 	if code, _, _ := cli("sim"); code != exitBadInput {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -44,19 +46,45 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "allot: "+firstLine(err.Error()))
-	if rest := moreLines(err.Error()); rest != "" {
-		fmt.Fprintln(stderr, rest)
-	}
+	fmt.Fprintln(stderr, report(cmd, err))
 	var pe *problemError
 	if errors.As(err, &pe) {
 		return exitProblem
 	}
 	return exitBadInput
+}
+
+// report is what stderr shows for an error. Its first line is
+// FILE:LINE: key.path: message where a file is at fault (FILE: row N:
+// column COL: message for a trace row), COMMAND: message and a hint for a
+// command line cobra rejects, and allot: message otherwise.
+func report(cmd *cobra.Command, err error) string {
+	var (
+		ue *usageError
+		fe *scenarios.FileError
+		re *workload.FieldError
+	)
+	if !errors.As(err, &ue) {
+		ue = cobraUsage(cmd, err)
+	}
+	switch {
+	case ue != nil:
+		return ue.Error() + "\n(see '" + ue.cmd + " --help')"
+	case errors.As(err, &fe):
+		return fe.Error()
+	case errors.As(err, &re):
+		return re.Error()
+	}
+	msg := strings.TrimPrefix(err.Error(), "allot: ")
+	out := "allot: " + firstLine(msg)
+	if rest := moreLines(msg); rest != "" {
+		out += "\n" + rest
+	}
+	return out
 }
 
 func firstLine(s string) string {
@@ -91,7 +119,8 @@ and predicts what that decision does before anyone runs it.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(fmt.Errorf("%s: %w", c.CommandPath(), err)) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newSimCmd(), newCompareCmd(), newReportCmd(), newCatalogCmd(), newTraceCmd(), newCycleCmd(), newSweepCmd(), newVersionCmd())
+	checkArgsAsUsage(root)
 	return root
 }

@@ -113,7 +113,8 @@ quota) or a policy file; --out writes the run's files.`,
 		},
 	}
 	cmd.Flags().StringVar(&policy, "policy", "", "policy kind (fifo, priority, fairshare, quota) or policy file to use instead of the scenario's")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (default: the scenario's sim.seed)")
+	// No default value of its own: cobra would print it beside the one named.
+	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: the scenario's sim.seed)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
 	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line on standard error")

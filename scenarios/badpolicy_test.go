@@ -22,7 +22,8 @@ func TestPolicyFileErrorsNameThePolicyFileLineAndKeyPath(t *testing.T) {
 		{"quota on a type not in the fleet", "policy: {kind: quota}\nteams:\n  - name: a\n    quota: {p4d.24xlarge: 8}\n", 4, "teams[a].quota.p4d.24xlarge", "has no nodes in the fleet"},
 		{"unknown cohort", "policy: {kind: quota}\nteams:\n  - {name: a, cohort: ghost}\n", 3, "teams[a].cohort", `unknown cohort "ghost"`},
 		{"priority class without a value", "policy: {kind: quota}\npriority_classes:\n  - name: prod\n", 3, "priority_classes[prod].value", "required"},
-		{"scenario section in a policy file", "policy: {kind: quota}\nworkload: {trace: x.csv}\n", 2, "workload", `unknown key "workload" in the top level`},
+		{"a whole scenario's other sections are still checked", "policy: {kind: quota}\nsim: {horizon: 30}\n", 2, "sim.horizon", "30h"},
+		{"unknown top-level key", "policy: {kind: quota}\nworkloads: {trace: x.csv}\n", 2, "workloads", `did you mean "workload"?`},
 		{"tab", "policy:\n\tkind: quota\n", 2, "policy.kind", "indented with a tab"},
 		{"negative team weight", "policy: {kind: quota}\nteams:\n  - name: a\n    weight: -2\n", 4, "teams[a].weight", "must be >= 0, got -2"},
 	} {

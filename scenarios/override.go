@@ -7,7 +7,9 @@ import (
 )
 
 // policyFileYAML is a policy file: the sections `allot tune` writes and
-// live mode reads.
+// live mode reads, and optionally a fleet. A whole scenario is taken too
+// (spec/scenario.md): its fleet, objectives, timeline, workload and sim are
+// checked like any scenario's, then left out.
 type policyFileYAML struct {
 	Name            string              `yaml:"name"`
 	Description     string              `yaml:"description"`
@@ -15,6 +17,12 @@ type policyFileYAML struct {
 	Teams           []teamYAML          `yaml:"teams"`
 	PriorityClasses []priorityClassYAML `yaml:"priority_classes"`
 	Policy          *policyYAML         `yaml:"policy"`
+	// Ignored by --policy: the scenario being run keeps its own.
+	Fleet      *fleetYAML      `yaml:"fleet"`
+	Objectives []objectiveYAML `yaml:"objectives"`
+	Timeline   []timelineYAML  `yaml:"timeline"`
+	Workload   *workloadYAML   `yaml:"workload"`
+	Sim        *simYAML        `yaml:"sim"`
 }
 
 // Kinds lists the policy kinds.
@@ -22,8 +30,8 @@ var Kinds = []string{"fifo", "priority", "fairshare", "quota"}
 
 // WithPolicy returns the scenario with its policy replaced: arg is a policy
 // kind (the scenario's own policy settings with that kind) or a policy file
-// whose policy, teams, cohorts and priority_classes sections replace the
-// scenario's.
+// (or a whole scenario) whose policy, teams, cohorts and priority_classes
+// sections replace the scenario's.
 func (s *Scenario) WithPolicy(arg string) (*Scenario, error) {
 	for _, k := range Kinds {
 		if arg == k {

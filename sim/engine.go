@@ -2,7 +2,6 @@ package sim
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -182,7 +181,7 @@ func (s *Sim) readNext() error {
 				s.skipped++
 				continue
 			}
-			return fmt.Errorf("job %q (submitted at %gs): column %s: %s", j.ID, j.Submit, k.field, k.why)
+			return &JobError{ID: j.ID, Submit: j.Submit, Column: k.field, Why: k.why}
 		}
 		s.next, s.nextIn, s.haveNext = j, k, true
 		s.q.push(event{t: j.Submit, kind: evArrival})

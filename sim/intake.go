@@ -206,3 +206,17 @@ func (f *inlineFeed) next() (*workload.Job, *intake, error) {
 }
 
 func (f *inlineFeed) stop() {}
+
+// JobError is a job the scenario cannot take in (an unknown team, class or
+// instance type, or no type of the fleet that can run it). The shell, which
+// knows where jobs come from, can place it (workload.RowOf).
+type JobError struct {
+	ID     string
+	Submit float64
+	Column string
+	Why    string
+}
+
+func (e *JobError) Error() string {
+	return fmt.Sprintf("job %q (submitted at %gs): column %s: %s", e.ID, e.Submit, e.Column, e.Why)
+}

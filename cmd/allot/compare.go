@@ -50,7 +50,7 @@ writes exactly what one machine would have.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if seeds < 1 {
-				return badInput(fmt.Errorf("--seeds must be at least 1"))
+				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--seeds: must be at least 1, got %d", seeds)}
 			}
 			k, n := shard, shards
 			if n < 1 || k < 1 || k > n {
@@ -189,7 +189,7 @@ func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error
 	defer in.Source.Close()
 	col := reports.NewCollector()
 	if err := sim.Run(in, col); err != nil {
-		return nil, err
+		return nil, placeJobError(s, err)
 	}
 	checkObjectives(col.Summary(), s.Objectives)
 	return reports.Contribution(seed, col.Data()), nil

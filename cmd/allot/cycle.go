@@ -33,7 +33,7 @@ plan with the snapshot's expected section and exits 1 on a difference.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repeat < 1 {
-				return badInput(fmt.Errorf("--repeat %d: must be at least 1", repeat))
+				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--repeat: must be at least 1, got %d", repeat)}
 			}
 			var (
 				sf   *scenarios.SnapshotFile

@@ -77,6 +77,8 @@ func TestUsageErrorsNameTheCommandAndPointToItsHelp(t *testing.T) {
 		{[]string{"compare", "a.yaml", "--seeds", "many"}, `allot compare: --seeds: must be a whole number, got "many"`},
 		{[]string{"sim", "a.yaml", "--seed"}, "allot sim: --seed needs a value"},
 		{[]string{"smi"}, `allot: unknown command "smi"; did you mean 'sim'?`},
+		{[]string{"compare", "../../scenarios/mm16.yaml", "--seeds", "0"}, "allot compare: --seeds: must be at least 1, got 0"},
+		{[]string{"cycle", "../../docs/examples/snapshot.yaml", "--repeat", "0"}, "allot cycle: --repeat: must be at least 1, got 0"},
 	} {
 		code, _, errs := cli(tc.args...)
 		cmdPath := tc.first[:strings.Index(tc.first, ":")]

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -176,8 +177,9 @@ workload: {trace: jobs.csv}
 sim: {horizon: 1d}
 `)
 	code, _, stderr := cli("sim", p, "--json")
-	if code != exitBadInput || !strings.Contains(stderr, `job "bad"`) || !strings.Contains(stderr, "column team") || !strings.Contains(stderr, `"ghost"`) {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+	want := filepath.Join(dir, "jobs.csv") + `: row 3: column team: job "bad": unknown team "ghost" (the scenario's teams: a)` + "\n"
+	if code != exitBadInput || stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}
 	// With skip_invalid the row is skipped and counted.
 	q := writeFile(t, dir, "s2.yaml", strings.Replace(mustRead(t, p), "workload: {trace: jobs.csv}", "workload: {trace: jobs.csv, skip_invalid: true}", 1))

@@ -81,7 +81,7 @@ quota) or a policy file; --out writes the run's files.`,
 			stopProf()
 			bar.done()
 			if err != nil {
-				return badInput(err)
+				return badInput(placeJobError(s, err))
 			}
 			if err := writeAllocs(); err != nil {
 				return err

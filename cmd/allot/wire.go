@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -125,3 +126,17 @@ func unmetObjectives(rs []reports.ObjectiveResult) error {
 // dirPrefix is a directory as the start of a path: "out/" for "out" and for
 // "out/", never "out//".
 func dirPrefix(dir string) string { return strings.TrimSuffix(dir, "/") + "/" }
+
+// placeJobError names the trace file and row of a job the scenario could
+// not take in, as every other bad trace row is named.
+func placeJobError(s *scenarios.Scenario, err error) error {
+	var je *sim.JobError
+	if !errors.As(err, &je) || s.TracePath == "" {
+		return err
+	}
+	row, rerr := workload.RowOf(s.TracePath, je.ID, workload.TraceOptions{SkipInvalid: s.SkipInvalid})
+	if rerr != nil {
+		return err
+	}
+	return &workload.FieldError{File: s.TracePath, Line: row, Unit: "row", Field: je.Column, Reason: fmt.Sprintf("job %q: %s", je.ID, je.Why), Err: err}
+}

@@ -173,7 +173,7 @@ pending:
 	if !regexp.MustCompile(`^BENCH name=snap kind=cycle teams=1 running=1 pending=1 runs=3 ns_per_decision=[0-9]+\n$`).MatchString(errs) {
 		t.Errorf("stats line: %q", errs)
 	}
-	if code, _, errs := cli("cycle", p, "--repeat", "0"); code != exitBadInput || !strings.Contains(errs, "--repeat 0: must be at least 1") {
+	if code, _, errs := cli("cycle", p, "--repeat", "0"); code != exitBadInput || !strings.Contains(errs, "--repeat: must be at least 1, got 0") {
 		t.Errorf("--repeat 0: exit %d, %s", code, errs)
 	}
 }

@@ -2,7 +2,9 @@ package reports
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -427,7 +429,7 @@ func RunCharts(d *RunData) ([]Chart, error) {
 		func() (Chart, error) { return teamBarChart(d) },
 		func() (Chart, error) { return queueChart(d) },
 		func() (Chart, error) {
-			return cdfChart("wait-class", "Wait time distribution per priority class", sortedKeys(d.WaitsByClass), d.WaitsByClass, "other", otherLookOf)
+			return cdfChart("wait-class", "Wait time distribution per priority class", slices.Sorted(maps.Keys(d.WaitsByClass)), d.WaitsByClass, "other", otherLookOf)
 		},
 		func() (Chart, error) {
 			return cdfChart("wait-team", "Wait time distribution per team", teamOrder(d), d.WaitsByTeam, "team", teamLookOf)
@@ -458,7 +460,7 @@ func teamOrder(d *RunData) []string {
 	for _, t := range d.Teams {
 		known[t] = true
 	}
-	for _, t := range sortedKeys(d.WaitsByTeam) {
+	for _, t := range slices.Sorted(maps.Keys(d.WaitsByTeam)) {
 		if !known[t] {
 			names = append(names, t)
 		}

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -88,7 +89,7 @@ func runPage(d *RunData, charts []Chart) *page {
 	if s.Extra != nil {
 		p.KPIs[8][1] = FmtDuration(s.Extra.MeanRuntimeS)
 	}
-	teams := sortedKeys(s.ByTeam)
+	teams := slices.Sorted(maps.Keys(s.ByTeam))
 	tt := table{Title: "Teams", Head: []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed (mean)", "lent (mean)", "jobs done",
 		"wait mean (all jobs)", "wait p95 (all jobs)", "wait p95 (started)", "never started", "preempted"}}
 	for _, n := range teams {
@@ -101,13 +102,13 @@ func runPage(d *RunData, charts []Chart) *page {
 			th(t.JobsCompleted), FmtDuration(t.WaitAllS.Mean), FmtDuration(t.WaitAllS.P95), FmtDuration(t.WaitS.P95), th(t.WaitAllS.Unstarted), th(t.Preemptions)})
 	}
 	ct := table{Title: "Priority classes", Head: []string{"class", "jobs", "started", "wait mean (all jobs)", "wait p95 (all jobs)", "wait max (all jobs)", "wait p95 (started)", "never started"}}
-	for _, n := range sortedKeys(s.ByPriorityClass) {
+	for _, n := range slices.Sorted(maps.Keys(s.ByPriorityClass)) {
 		c := s.ByPriorityClass[n]
 		ct.Rows = append(ct.Rows, []string{n, th(c.JobsSubmitted), th(c.JobsStarted), FmtDuration(c.WaitAllS.Mean), FmtDuration(c.WaitAllS.P95),
 			FmtDuration(c.WaitAllS.Max), FmtDuration(c.WaitS.P95), th(c.WaitAllS.Unstarted)})
 	}
 	ut := table{Title: "Instance types", Head: []string{"type", "accelerators", "utilisation"}}
-	for _, n := range sortedKeys(s.Utilization.ByType) {
+	for _, n := range slices.Sorted(maps.Keys(s.Utilization.ByType)) {
 		ut.Rows = append(ut.Rows, []string{n, th(s.Capacity.ByType[n]), pct(s.Utilization.ByType[n])})
 	}
 	p.Tables = []table{tt, ct, ut}
@@ -119,15 +120,6 @@ func runPage(d *RunData, charts []Chart) *page {
 	}
 	p.Charts = charts
 	return p
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func fidelityLines(f *Fidelity) []string {

@@ -2,10 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -252,7 +253,7 @@ func (b *builder) fleet() error {
 		}
 		if it.Speed.Set {
 			if it.Speed.ByClass != nil {
-				for _, class := range sortedKeys(it.Speed.ByClass) {
+				for _, class := range slices.Sorted(maps.Keys(it.Speed.ByClass)) {
 					if v := it.Speed.ByClass[class]; !(v > 0) {
 						return b.errAt(where+".speed."+class, "must be > 0, got %g", v)
 					}
@@ -323,7 +324,7 @@ func (b *builder) priorities() error {
 
 func (b *builder) quotaMap(where string, m map[string]quotaYAML) (map[string]Quota, error) {
 	out := map[string]Quota{}
-	for _, typ := range sortedKeys(m) {
+	for _, typ := range slices.Sorted(maps.Keys(m)) {
 		q, at := m[typ], where+".quota."+typ
 		if _, ok := b.s.Catalog.Lookup(typ); !ok {
 			return nil, b.errAt(at, "unknown instance type %q", typ)
@@ -348,15 +349,6 @@ func (b *builder) quotaMap(where string, m map[string]quotaYAML) (map[string]Quo
 		out[typ] = v
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func (b *builder) cohorts() error {

@@ -2,9 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -300,7 +302,7 @@ func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, erro
 			m.Cohorts[i].Weight = *c.Weight
 		}
 		m.Cohorts[i].Quotas = map[int]map[int]policies.Quota{}
-		for _, fname := range sortedKeys(c.Quota) {
+		for _, fname := range slices.Sorted(maps.Keys(c.Quota)) {
 			byRes := c.Quota[fname]
 			f := m.FlavorIndex(fname)
 			if f < 0 {
@@ -433,7 +435,7 @@ func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, erro
 		}
 		byName[pj.j.Name] = pj.where
 	}
-	for i, n := range sortedKeys(byName) {
+	for i, n := range slices.Sorted(maps.Keys(byName)) {
 		seq[n] = int64(i)
 	}
 	mkJob := func(pj placedJob) (*policies.Workload, error) {
@@ -464,7 +466,7 @@ func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, erro
 		}
 		if len(j.Assignment) > 0 {
 			w.ForcedFlavors = map[int]int{}
-			for _, r := range sortedKeys(j.Assignment) {
+			for _, r := range slices.Sorted(maps.Keys(j.Assignment)) {
 				f := m.FlavorIndex(j.Assignment[r])
 				if f < 0 {
 					return nil, errAt(where+".assignment."+r, "unknown flavor %q (flavors: %s)", j.Assignment[r], strings.Join(y.Flavors, ", "))

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -160,7 +161,7 @@ func printSummary(w io.Writer, s *reports.Summary) {
 
 	head := []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed", "lent", "mean wait", "p95 wait", "never started", "preempted"}
 	var rows [][]string
-	for _, name := range sortedNames(s.ByTeam) {
+	for _, name := range slices.Sorted(maps.Keys(s.ByTeam)) {
 		t := s.ByTeam[name]
 		ratio := "-"
 		if t.UsageVsEntitled != nil {
@@ -173,7 +174,7 @@ func printSummary(w io.Writer, s *reports.Summary) {
 	fmt.Fprintln(w)
 	head = []string{"priority class", "jobs", "started", "mean wait", "p95 wait", "max wait", "never started"}
 	rows = rows[:0]
-	for _, name := range sortedNames(s.ByPriorityClass) {
+	for _, name := range slices.Sorted(maps.Keys(s.ByPriorityClass)) {
 		c := s.ByPriorityClass[name]
 		rows = append(rows, []string{name, n(c.JobsSubmitted), n(c.JobsStarted), d(c.WaitAllS.Mean), d(c.WaitAllS.P95), d(c.WaitAllS.Max), n(c.WaitAllS.Unstarted)})
 	}
@@ -198,13 +199,3 @@ func printSummary(w io.Writer, s *reports.Summary) {
 
 // trimFloat writes a number without needless decimals.
 func trimFloat(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", x), ".0") }
-
-// sortedNames is a map's keys in order.
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

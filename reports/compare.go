@@ -335,10 +335,18 @@ func FormatStat(s Stat, key string) string {
 	if math.IsNaN(s.Lo) {
 		return f(s.Mean)
 	}
-	if UnitOf(key) == UnitSeconds {
-		return HumanDurationPM(s.Mean, (s.Hi-s.Lo)/2)
+	half := (s.Hi - s.Lo) / 2
+	switch u := UnitOf(key); {
+	case u == UnitSeconds:
+		return HumanDurationPM(s.Mean, half)
+	case u == UnitFraction:
+		return fmt.Sprintf("%.1f%% ± %.1f%%", 100*s.Mean, 100*half)
+	case u == UnitNumber && key != "fairness.jain" && math.Abs(s.Mean) >= 100:
+		return Thousands(s.Mean, 0) + " ± " + Thousands(half, 0) // one precision for both
+	case u == UnitNumber && key != "fairness.jain" && (s.Mean != math.Trunc(s.Mean) || half != math.Trunc(half)):
+		return fmt.Sprintf("%.1f ± %.1f", s.Mean, half)
 	}
-	return fmt.Sprintf("%s ± %s", f(s.Mean), f((s.Hi-s.Lo)/2))
+	return fmt.Sprintf("%s ± %s", f(s.Mean), f(half))
 }
 
 // FormatDiff prints a difference to the first variant; differences of

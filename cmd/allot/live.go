@@ -1,0 +1,363 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/local"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/spf13/cobra"
+)
+
+// needsDaemon marks a command whose help example talks to a running
+// daemon: TestEveryHelpExampleRuns skips it (the live tests run a daemon).
+const needsDaemon = "needs-daemon"
+
+func defaultDataDir() string {
+	if os.Getuid() == 0 {
+		return "/var/lib/allot"
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "allot")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".allot"
+	}
+	return filepath.Join(home, ".local", "share", "allot")
+}
+
+// socketPath is --socket, else $ALLOT_SOCKET, else the default data
+// directory's socket.
+func socketPath(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if s := os.Getenv("ALLOT_SOCKET"); s != "" {
+		return s
+	}
+	return filepath.Join(defaultDataDir(), "allot.sock")
+}
+
+// liveConfig turns a scenario (or policy file with a fleet) into the
+// controller's configuration; the fleet's devices are numbered from 0 in
+// the order of its types and nodes.
+func liveConfig(path string) (*live.Config, error) {
+	s, err := scenarios.Load(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	built := s.Build()
+	cfg := &live.Config{Model: built.Model, Priorities: map[string]int32{"": 0},
+		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
+	for _, t := range s.Teams {
+		cfg.Teams = append(cfg.Teams, t.Name)
+	}
+	for _, p := range s.Priority {
+		cfg.Priorities[p.Name] = int32(p.Value)
+	}
+	next := 0
+	for f, t := range built.Flavors {
+		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators}
+		for i := 0; i < t.Accelerators*max(0, built.Model.Flavors[f].Nodes); i++ {
+			fd.Devices = append(fd.Devices, strconv.Itoa(next))
+			next++
+		}
+		cfg.Flavors = append(cfg.Flavors, fd)
+	}
+	return cfg, nil
+}
+
+func newLiveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "live",
+		Short: "Run a policy on real work: a durable job queue for this machine",
+		Long: `Live mode runs the policy core the simulator uses on real processes: a
+daemon (allot live serve) keeps a durable queue in its data directory and
+starts, preempts and restarts jobs; allot submit, jobs, describe, cancel and
+logs talk to it over its Unix socket.`,
+		Example: `  allot live serve --help`,
+	}
+	cmd.AddCommand(newServeCmd(), newShimCmd())
+	return cmd
+}
+
+func newServeCmd() *cobra.Command {
+	var config, dataDir string
+	var poll time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve --config FILE [--data-dir DIR]",
+		Short: "Run the live daemon on this machine",
+		Long: `Run the live daemon: FILE is a scenario (or a policy file with a fleet); its
+fleet's devices are this machine's, numbered from 0. State is kept in DIR
+(default ~/.local/share/allot, /var/lib/allot as root) and the API listens
+on DIR/allot.sock, for the daemon's own user only. Jobs keep running when
+the daemon stops or is killed; a restarted daemon re-adopts them.`,
+		Example: `  allot live serve --config scenarios/live/two-teams.yaml --data-dir /tmp/allot &
+  export ALLOT_SOCKET=/tmp/allot/allot.sock`,
+		Annotations: map[string]string{needsDaemon: "starts one"},
+		Args:        cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if config == "" {
+				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
+			}
+			cfg, err := liveConfig(config)
+			if err != nil {
+				return err
+			}
+			if dataDir == "" {
+				dataDir = defaultDataDir()
+			}
+			return serve(cmd, cfg, dataDir, poll)
+		},
+	}
+	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "state directory (default ~/.local/share/allot)")
+	cmd.Flags().DurationVar(&poll, "poll", 50*time.Millisecond, "how often to look for ended runs")
+	return cmd
+}
+
+func serve(cmd *cobra.Command, cfg *live.Config, dataDir string, poll time.Duration) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return err
+	}
+	store, err := live.OpenStore(filepath.Join(dataDir, "state.db"))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	be := &local.Backend{Dir: dataDir, Shim: []string{exe, "live", "shim"}}
+	c, err := live.New(cfg, store, be, live.SystemClock{})
+	if err != nil {
+		return err
+	}
+	sock := filepath.Join(dataDir, "allot.sock")
+	_ = os.Remove(sock) // the store's lock says no other daemon owns this directory
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		return err
+	}
+	srv := &live.Server{C: c, Logs: be.LogPaths}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(l) }()
+	stop := make(chan struct{})
+	go func() { errc <- c.Loop(stop, poll) }()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	fmt.Fprintf(cmd.ErrOrStderr(), "allot live: serving on %s (pid %d)\n", sock, os.Getpid())
+	select {
+	case <-sigs:
+		close(stop)
+		l.Close()
+		return nil
+	case err := <-errc:
+		l.Close()
+		return err
+	}
+}
+
+func newShimCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "shim RUNDIR",
+		Short:  "Supervise one run of a job (started by the daemon)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return local.RunShim(args[0])
+		},
+	}
+}
+
+// clientErr maps a daemon's answer to an exit code: its refusals of a
+// request are bad input (2), as are unknown jobs.
+func clientErr(err error) error {
+	var ae *live.APIError
+	if errors.As(err, &ae) {
+		return badInput(errors.New(ae.Msg))
+	}
+	return err
+}
+
+func addSocketFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "socket", "", "the daemon's socket (default $ALLOT_SOCKET, else the data directory's)")
+}
+
+func newSubmitCmd() *cobra.Command {
+	var req live.Request
+	var socket, limit string
+	cmd := &cobra.Command{
+		Use:   "submit --team T --priority CLASS --accelerators N [flags] -- CMD [ARGS...]",
+		Short: "Submit a job to the live daemon; prints its id",
+		Long: `Submit a job: CMD runs in this directory as a process group on the devices
+the policy gives it (CUDA_VISIBLE_DEVICES, NEURON_RT_VISIBLE_CORES), with
+ALLOT_JOB_ID, ALLOT_CHECKPOINT_DIR and ALLOT_RESTART_COUNT set. A
+preempted job gets SIGTERM, the policy's grace period to checkpoint, then
+SIGKILL, and is restarted later with the same command.`,
+		Example: `  allot submit --team research --priority low --accelerators 2 -- sh docs/examples/train.sh`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if req.Team == "" {
+				return &usageError{cmd: cmd.CommandPath(), msg: "--team is required"}
+			}
+			if limit != "" {
+				d, err := scenarios.ParseDuration(limit)
+				if err != nil || d <= 0 {
+					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--time-limit %q: want a duration such as 90m or 2h", limit)}
+				}
+				req.TimeLimit = d
+			}
+			req.Command = args
+			dir, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			req.Dir = dir
+			var out struct{ ID string }
+			if err := live.NewClient(socketPath(socket)).Do("POST", "/v1/jobs", &req, &out); err != nil {
+				return clientErr(err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), out.ID)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.Team, "team", "", "the team the job runs for")
+	f.StringVar(&req.PriorityClass, "priority", "", "priority class (the config's priority_classes)")
+	f.IntVar(&req.Accelerators, "accelerators", 0, "accelerators the job needs")
+	f.StringVar(&req.InstanceType, "instance-type", "", "run only on this instance type")
+	f.StringVar(&req.Name, "name", "", "a name to show (default job-ID)")
+	f.StringVar(&limit, "time-limit", "", "fail the job when a run lasts longer (e.g. 2h)")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newJobsCmd() *cobra.Command {
+	var socket string
+	var all, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "jobs [--all-teams] [--json]",
+		Short: "List your live jobs (--all-teams: everyone's)",
+		Example: `  allot jobs
+  allot jobs --all-teams --json`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := "/v1/jobs"
+			if all {
+				path += "?all=1"
+			}
+			var jobs []live.View
+			if err := live.NewClient(socketPath(socket)).Do("GET", path, nil, &jobs); err != nil {
+				return clientErr(err)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), jobs)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tTEAM\tCLASS\tACC\tSTATE\tDEVICES\tREASON")
+			for _, j := range jobs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", j.ID, j.Name, j.Team, j.PriorityClass, j.Accelerators, j.State,
+					strings.Join(j.Devices, ","), j.Reason)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all-teams", false, "every user's jobs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newDescribeCmd() *cobra.Command {
+	var socket string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:         "describe JOB",
+		Short:       "A live job's state, why it is pending, and its history",
+		Example:     `  allot describe 1`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var d live.Description
+			if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0], nil, &d); err != nil {
+				return clientErr(err)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), d)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "job %s (%s): %s\n", d.ID, d.Name, d.State)
+			if d.Reason != "" {
+				fmt.Fprintf(w, "reason: %s\n", d.Reason)
+			}
+			fmt.Fprintf(w, "team %s, priority class %q, %d accelerators, devices [%s], %d preemptions, %d restarts\n",
+				d.Team, d.PriorityClass, d.Accelerators, strings.Join(d.Devices, ","), d.Preemptions, d.Restarts)
+			if d.ExitCode != nil {
+				fmt.Fprintf(w, "exit code: %d\n", *d.ExitCode)
+			}
+			fmt.Fprintf(w, "command: %s\nhistory:\n", strings.Join(d.Command, " "))
+			for _, e := range d.History {
+				fmt.Fprintf(w, "  %10.3fs  %-10s %s\n", e.Time, e.Kind, e.Detail)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newCancelCmd() *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:         "cancel JOB",
+		Short:       "Cancel a live job (a running one gets SIGTERM and its grace period)",
+		Example:     `  allot cancel 1`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return clientErr(live.NewClient(socketPath(socket)).Do("POST", "/v1/jobs/"+args[0]+"/cancel", nil, nil))
+		},
+	}
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newLogsCmd() *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:         "logs JOB",
+		Short:       "A live job's output (stdout, then stderr, of every run)",
+		Example:     `  allot logs 1`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var data []byte
+			if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0]+"/logs", nil, &data); err != nil {
+				return clientErr(err)
+			}
+			_, err := cmd.OutOrStdout().Write(data)
+			return err
+		},
+	}
+	addSocketFlag(cmd, &socket)
+	return cmd
+}

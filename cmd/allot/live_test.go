@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/allot-sim/allot/live"
+)
+
+// daemon is an `allot live serve` process: this test binary, acting as
+// allot (docCLIEnv), so that its shims are too.
+type daemon struct {
+	t       *testing.T
+	cfg     string
+	dir     string
+	sock    string
+	cmd     *exec.Cmd
+	log     bytes.Buffer
+	root    string
+	trainSh string
+}
+
+func newDaemon(t *testing.T, cfg string) *daemon {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "allot-live") // short: a socket path has a length limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	d := &daemon{t: t, cfg: cfg, dir: dir, sock: filepath.Join(dir, "allot.sock"), root: root,
+		trainSh: filepath.Join(root, "docs", "examples", "train.sh")}
+	t.Cleanup(func() {
+		d.kill9()
+		killRuns(dir)
+		if !t.Failed() {
+			os.RemoveAll(dir)
+		} else {
+			t.Logf("data dir kept: %s\ndaemon log:\n%s", dir, d.log.String())
+		}
+	})
+	d.start()
+	return d
+}
+
+func (d *daemon) start() {
+	d.t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	_ = os.Remove(d.sock)
+	d.cmd = exec.Command(bin, "live", "serve", "--config", d.cfg, "--data-dir", d.dir, "--poll", "20ms")
+	d.cmd.Env = append(os.Environ(), docCLIEnv+"=1")
+	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
+	if err := d.cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	waitFor(d.t, "the daemon's socket", 20*time.Second, func() bool {
+		_, err := os.Stat(d.sock)
+		return err == nil
+	})
+}
+
+// kill9 kills the daemon as a crash would: no chance to clean up.
+func (d *daemon) kill9() {
+	if d.cmd != nil && d.cmd.Process != nil {
+		_ = d.cmd.Process.Kill()
+		_ = d.cmd.Wait()
+		d.cmd = nil
+	}
+}
+
+// killRuns ends every job process a test left behind.
+func killRuns(dir string) {
+	pids, _ := filepath.Glob(filepath.Join(dir, "jobs", "*", "run-*", "pid"))
+	for _, p := range pids {
+		if data, err := os.ReadFile(p); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 1 {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// cli runs an allot client command in process against the daemon.
+func (d *daemon) cli(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = run(append([]string{args[0], "--socket", d.sock}, args[1:]...), &o, &e)
+	return o.String(), e.String(), code
+}
+
+// submit submits the example training script with env settings.
+func (d *daemon) submit(team, class string, acc int, env ...string) string {
+	d.t.Helper()
+	args := []string{"submit", "--team", team, "--priority", class, "--accelerators", strconv.Itoa(acc), "--socket", d.sock, "--", "env"}
+	args = append(append(args, env...), "sh", d.trainSh)
+	var o, e bytes.Buffer
+	if code := run(args, &o, &e); code != 0 {
+		d.t.Fatalf("submit: exit %d: %s", code, e.String())
+	}
+	return strings.TrimSpace(o.String())
+}
+
+func (d *daemon) jobs() map[string]live.View {
+	d.t.Helper()
+	out, errs, code := d.cli("jobs", "--all-teams", "--json")
+	if code != 0 {
+		d.t.Fatalf("jobs: exit %d: %s", code, errs)
+	}
+	var vs []live.View
+	if err := json.Unmarshal([]byte(out), &vs); err != nil {
+		d.t.Fatalf("jobs --json: %v\n%s", err, out)
+	}
+	m := map[string]live.View{}
+	for _, v := range vs {
+		m[v.ID] = v
+	}
+	return m
+}
+
+func (d *daemon) stdout(id string) string {
+	data, _ := os.ReadFile(filepath.Join(d.dir, "jobs", id, "stdout"))
+	return string(data)
+}
+
+func (d *daemon) waitState(id, state string, within time.Duration) live.View {
+	d.t.Helper()
+	var v live.View
+	waitFor(d.t, "job "+id+" "+state, within, func() bool {
+		v = d.jobs()[id]
+		return v.State == state
+	})
+	return v
+}
+
+func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func liveConfigPath(t *testing.T) string {
+	p, _ := filepath.Abs(filepath.Join("..", "..", "scenarios", "live", "two-teams.yaml"))
+	return p
+}
+
+// A team that needs its quota back preempts the job borrowing it with
+// SIGTERM; the job checkpoints, goes back to its queue, and when room
+// returns it runs again with ALLOT_RESTART_COUNT=1 from the step it saved.
+func TestReclaimPreemptsTheBorrowerWhichResumesFromItsCheckpoint(t *testing.T) {
+	d := newDaemon(t, liveConfigPath(t))
+	low := d.submit("research", "low", 4, "STEPS=40", "STEP_S=0.05", "EVERY=1000")
+	if v := d.waitState(low, live.StateRunning, 10*time.Second); strings.Join(v.Devices, ",") != "0,1,2,3" {
+		t.Errorf("research's 4-device job got devices %v, want all four (2 borrowed)", v.Devices)
+	}
+	waitFor(t, "the low job's step 3", 10*time.Second, func() bool { return strings.Contains(d.stdout(low), "step 3\n") })
+	high := d.submit("prod", "high", 2, "STEPS=2", "STEP_S=0.05")
+
+	v := d.waitState(low, live.StatePreempted, 15*time.Second)
+	if v.Preemptions != 1 {
+		t.Errorf("preemptions %d, want 1", v.Preemptions)
+	}
+	d.waitState(high, live.StateSucceeded, 15*time.Second)
+	v = d.waitState(low, live.StateSucceeded, 20*time.Second)
+	if v.Restarts != 1 || v.Preemptions != 1 || v.ExitCode == nil || *v.ExitCode != 0 {
+		t.Errorf("low job ended with restarts %d, preemptions %d, exit %v; want 1, 1, 0", v.Restarts, v.Preemptions, v.ExitCode)
+	}
+	out := d.stdout(low)
+	i := strings.Index(out, "SIGTERM at step ")
+	if i < 0 {
+		t.Fatalf("the low job never checkpointed on SIGTERM:\n%s", out)
+	}
+	saved, _ := strconv.Atoi(strings.TrimSuffix(strings.Fields(out[i+len("SIGTERM at step "):])[0], ":"))
+	if saved < 3 {
+		t.Errorf("checkpointed at step %d, want at least 3", saved)
+	}
+	if want := "restart 1 devices 0,1,2,3: resuming at step " + strconv.Itoa(saved) + "\n"; !strings.Contains(out, want) {
+		t.Errorf("second run did not resume from step %d (want %q):\n%s", saved, want, out)
+	}
+	if !strings.Contains(out, "done at step 40") {
+		t.Errorf("low job did not finish its 40 steps:\n%s", out)
+	}
+	desc, _, _ := d.cli("describe", low)
+	if !strings.Contains(desc, "InCohortReclamation") {
+		t.Errorf("describe does not give the preemption's reason:\n%s", desc)
+	}
+}
+
+// A daemon killed with -9 while jobs run loses none of them: the shims
+// keep the jobs running, a job that ends while the daemon is down has its
+// exit recorded, and the restarted daemon re-adopts the rest without
+// starting any job a second time.
+func TestKilledDaemonLosesNoJobAndStartsNoneTwice(t *testing.T) {
+	d := newDaemon(t, liveConfigPath(t))
+	long := d.submit("research", "low", 2, "STEPS=30", "STEP_S=0.1")
+	short := d.submit("prod", "low", 2, "STEPS=4", "STEP_S=0.1")
+	queued := d.submit("prod", "low", 2, "STEPS=2", "STEP_S=0.05")
+	d.waitState(long, live.StateRunning, 10*time.Second)
+	d.waitState(short, live.StateRunning, 10*time.Second)
+	if v := d.jobs()[queued]; v.State != live.StatePending {
+		t.Fatalf("third job is %s, want pending (the machine is full)", v.State)
+	}
+	pidOf := func(id string) string {
+		data, _ := os.ReadFile(filepath.Join(d.dir, "jobs", id, "run-1", "pid"))
+		return string(data)
+	}
+	waitFor(t, "both jobs' pids", 10*time.Second, func() bool { return pidOf(long) != "" && pidOf(short) != "" })
+	longPid := pidOf(long)
+
+	d.kill9()
+	waitFor(t, "the short job to end while the daemon is down", 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(d.dir, "jobs", short, "run-1", "exit.json"))
+		return err == nil
+	})
+	if strings.Contains(d.stdout(long), "done") {
+		t.Fatal("the long job ended before the daemon came back; the test proves nothing")
+	}
+	d.start()
+
+	v := d.jobs()[long]
+	if v.State != live.StateRunning || v.Restarts != 0 {
+		t.Errorf("long job after restart: %s with %d restarts, want running (adopted) with 0", v.State, v.Restarts)
+	}
+	d.waitState(short, live.StateSucceeded, 10*time.Second)
+	d.waitState(queued, live.StateSucceeded, 15*time.Second)
+	d.waitState(long, live.StateSucceeded, 20*time.Second)
+	if pidOf(long) != longPid {
+		t.Errorf("long job's pid changed from %s to %s", longPid, pidOf(long))
+	}
+	for _, id := range []string{long, short, queued} {
+		if n := strings.Count(d.stdout(id), "resuming at step"); n != 1 {
+			t.Errorf("job %s started %d times, want once:\n%s", id, n, d.stdout(id))
+		}
+		if runs, _ := filepath.Glob(filepath.Join(d.dir, "jobs", id, "run-*")); len(runs) != 1 {
+			t.Errorf("job %s has run directories %v, want one", id, runs)
+		}
+	}
+	desc, _, _ := d.cli("describe", long)
+	if !strings.Contains(desc, "adopted") {
+		t.Errorf("describe does not say the long job was re-adopted:\n%s", desc)
+	}
+}
+
+// A request the configuration cannot take is refused with a clear error
+// and exit 2, and nothing is written: no job appears.
+func TestBadRequestGetsAClearErrorAndChangesNothing(t *testing.T) {
+	d := newDaemon(t, liveConfigPath(t))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--team", "nope", "--priority", "low", "--accelerators", "1"}, `unknown team "nope" (teams: research, prod)`},
+		{[]string{"--team", "prod", "--priority", "urgent", "--accelerators", "1"}, `unknown priority class "urgent" (classes: high, low)`},
+		{[]string{"--team", "prod", "--priority", "low", "--accelerators", "5"}, "5 accelerators requested, but this machine has 4"},
+		{[]string{"--team", "prod", "--priority", "low", "--accelerators", "1", "--instance-type", "p5.48xlarge"}, `unknown instance type "p5.48xlarge"`},
+	} {
+		out, errs, code := d.cli(append(append([]string{"submit"}, c.args...), "--", "true")...)
+		if code != exitBadInput || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("submit %v: exit %d, stdout %q, stderr %q; want exit 2, no id, and %q", c.args, code, out, errs, c.want)
+		}
+	}
+	if jobs := d.jobs(); len(jobs) != 0 {
+		t.Errorf("refused requests left jobs behind: %v", jobs)
+	}
+	if _, errs, code := d.cli("cancel", "7"); code != exitBadInput || !strings.Contains(errs, `no job "7"`) {
+		t.Errorf("cancel of an unknown job: exit %d, %q", code, errs)
+	}
+}

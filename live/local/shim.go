@@ -1,0 +1,76 @@
+package local
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/allot-sim/allot/live"
+)
+
+// RunShim supervises one run: it claims the run directory, starts the
+// job's command as a process group with its devices and environment,
+// records its pid, waits, and records how it ended. It runs in a session
+// of its own and outlives the daemon that started it.
+func RunShim(runDir string) error {
+	if !claim(filepath.Join(runDir, ownerFile), strconv.Itoa(os.Getpid())) {
+		return fmt.Errorf("run %s was claimed by a restarted daemon: not starting it", runDir)
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, specFile))
+	if err != nil {
+		return recordExit(runDir, &live.Exit{Code: 127}, err)
+	}
+	var spec Spec
+	if err := json.Unmarshal(data, &spec); err != nil {
+		return recordExit(runDir, &live.Exit{Code: 127}, err)
+	}
+	out, err := os.OpenFile(spec.Stdout, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return recordExit(runDir, &live.Exit{Code: 127}, err)
+	}
+	defer out.Close()
+	errf, err := os.OpenFile(spec.Stderr, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return recordExit(runDir, &live.Exit{Code: 127}, err)
+	}
+	defer errf.Close()
+	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Stdout, cmd.Stderr = out, errf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group: a stop reaches all of it
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(errf, "allot: cannot start %q: %v\n", spec.Command[0], err)
+		return recordExit(runDir, &live.Exit{Code: 127}, err)
+	}
+	if err := writeAtomic(filepath.Join(runDir, pidFile), []byte(strconv.Itoa(cmd.Process.Pid))); err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return recordExit(runDir, &live.Exit{Code: 127}, err)
+	}
+	err = cmd.Wait()
+	ex := &live.Exit{}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		ex.Code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			ex.Signal = ws.Signal().String()
+			ex.Code = 128 + int(ws.Signal())
+		}
+	} else if err != nil {
+		return recordExit(runDir, &live.Exit{Code: 127}, err)
+	}
+	return recordExit(runDir, ex, nil)
+}
+
+func recordExit(runDir string, ex *live.Exit, cause error) error {
+	if err := writeJSON(filepath.Join(runDir, exitFile), ex); err != nil {
+		return errors.Join(cause, fmt.Errorf("record exit: %w", err))
+	}
+	return cause
+}

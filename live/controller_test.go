@@ -267,3 +267,19 @@ func TestRefusedRequestWritesNothing(t *testing.T) {
 		t.Errorf("refusals wrote %d jobs and %d events", len(jobs), len(events))
 	}
 }
+
+// Within a team, a high-priority job for which nothing is free (its own
+// low-priority job holds every device, two of them borrowed) preempts that
+// job (InClusterQueue) with SIGTERM.
+func TestHighPriorityJobPreemptsItsTeamsLowOne(t *testing.T) {
+	h := newHarness(t)
+	low := h.submit("a", "low", 4)
+	h.submit("a", "high", 2)
+	if want := []string{low + " term"}; !slices.Equal(h.be.signals, want) {
+		t.Fatalf("signals %v, want %v", h.be.signals, want)
+	}
+	d, _ := h.c.Describe(low)
+	if last := d.History[len(d.History)-1]; last.Kind != "preempted" || !strings.HasPrefix(last.Detail, policies.ReasonInClusterQueue) {
+		t.Errorf("last event %+v, want a preemption InClusterQueue", last)
+	}
+}

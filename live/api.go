@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -156,12 +157,24 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, errf := s.Logs(id)
+	paths := []string{out, errf}
+	switch r.URL.Query().Get("stream") {
+	case "stdout":
+		paths = paths[:1]
+	case "stderr":
+		paths = paths[1:]
+	}
+	// offset lets `allot logs -f` ask only for what it has not shown.
+	offset, _ := strconv.ParseInt(r.URL.Query().Get("offset"), 10, 64)
 	w.Header().Set("Content-Type", "text/plain")
-	for _, p := range []string{out, errf} {
+	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			writeErr(w, http.StatusInternalServerError, err)
 			return
+		}
+		if offset > 0 {
+			data = data[min(int64(len(data)), offset):]
 		}
 		_, _ = w.Write(data)
 	}

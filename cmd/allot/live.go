@@ -162,15 +162,21 @@ func serve(cmd *cobra.Command, cfg *live.Config, dataDir string, poll time.Durat
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	fmt.Fprintf(cmd.ErrOrStderr(), "allot live: serving on %s (pid %d)\n", sock, os.Getpid())
+	// Jobs keep running after the daemon stops; the loop is let finish
+	// its tick before the store closes.
+	var first error
+	left := 2
 	select {
 	case <-sigs:
-		close(stop)
-		l.Close()
-		return nil
-	case err := <-errc:
-		l.Close()
-		return err
+	case first = <-errc:
+		left--
 	}
+	close(stop)
+	l.Close()
+	for ; left > 0; left-- {
+		first = errors.Join(first, <-errc)
+	}
+	return first
 }
 
 func newShimCmd() *cobra.Command {
@@ -343,21 +349,57 @@ func newCancelCmd() *cobra.Command {
 
 func newLogsCmd() *cobra.Command {
 	var socket string
+	var follow bool
 	cmd := &cobra.Command{
-		Use:         "logs JOB",
-		Short:       "A live job's output (stdout, then stderr, of every run)",
-		Example:     `  allot logs 1`,
+		Use:   "logs [-f] JOB",
+		Short: "A live job's output (stdout, then stderr, of every run)",
+		Example: `  allot logs 1
+  allot logs -f 1`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var data []byte
-			if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0]+"/logs", nil, &data); err != nil {
+			c := live.NewClient(socketPath(socket))
+			base := "/v1/jobs/" + args[0] + "/logs"
+			if !follow {
+				var data []byte
+				if err := c.Do("GET", base, nil, &data); err != nil {
+					return clientErr(err)
+				}
+				_, err := cmd.OutOrStdout().Write(data)
+				return err
+			}
+			return followLogs(cmd, c, args[0], base)
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing stdout as the job writes it, until it ends; then its stderr")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+// followLogs prints a job's stdout as it grows until the job is done for
+// good, then its stderr.
+func followLogs(cmd *cobra.Command, c *live.Client, id, base string) error {
+	var shown int
+	for {
+		var d live.Description
+		if err := c.Do("GET", "/v1/jobs/"+id, nil, &d); err != nil {
+			return clientErr(err)
+		}
+		var data []byte
+		if err := c.Do("GET", base+"?stream=stdout&offset="+strconv.Itoa(shown), nil, &data); err != nil {
+			return clientErr(err)
+		}
+		if _, err := cmd.OutOrStdout().Write(data); err != nil {
+			return err
+		}
+		shown += len(data)
+		if d.State == live.StateSucceeded || d.State == live.StateFailed || d.State == live.StateCancelled {
+			if err := c.Do("GET", base+"?stream=stderr", nil, &data); err != nil {
 				return clientErr(err)
 			}
 			_, err := cmd.OutOrStdout().Write(data)
 			return err
-		},
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	addSocketFlag(cmd, &socket)
-	return cmd
 }

@@ -279,3 +279,29 @@ func TestBadRequestGetsAClearErrorAndChangesNothing(t *testing.T) {
 		t.Errorf("cancel of an unknown job: exit %d, %q", code, errs)
 	}
 }
+
+// logs -f prints a job's output as it comes and returns when the job ends.
+func TestLogsFollowPrintsOutputUntilTheJobEnds(t *testing.T) {
+	d := newDaemon(t, liveConfigPath(t))
+	id := d.submit("prod", "low", 1, "STEPS=5", "STEP_S=0.1")
+	type result struct {
+		out  string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, _, code := d.cli("logs", "-f", id)
+		done <- result{out, code}
+	}()
+	select {
+	case r := <-done:
+		if r.code != 0 || !strings.Contains(r.out, "resuming at step 0\n") || !strings.HasSuffix(r.out, "done at step 5\n") {
+			t.Errorf("logs -f: exit %d\n%s", r.code, r.out)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("logs -f still following 20s after a 0.5s job was submitted")
+	}
+	if v := d.jobs()[id]; v.State != live.StateSucceeded {
+		t.Errorf("job is %s when logs -f returned, want succeeded", v.State)
+	}
+}

@@ -61,24 +61,27 @@ type Config struct {
 
 // Job is one job, as stored.
 type Job struct {
-	ID            string     `json:"id"`
-	Seq           int64      `json:"seq"`
-	Name          string     `json:"name"`
-	Team          string     `json:"team"`
-	PriorityClass string     `json:"priority_class"`
-	Accelerators  int        `json:"accelerators"`
-	InstanceType  string     `json:"instance_type"`
-	Command       []string   `json:"command"`
-	Dir           string     `json:"dir"`
-	UID           int        `json:"uid"`
-	TimeLimit     float64    `json:"time_limit,omitempty"` // seconds; 0 = none
-	State         string     `json:"state"`
-	Reason        string     `json:"reason"`
-	ExitCode      *int       `json:"exit_code"`
-	Submitted     time.Time  `json:"submitted"`
-	Started       *time.Time `json:"started"`
-	Ended         *time.Time `json:"ended,omitempty"`
-	Preemptions   int        `json:"preemptions"`
+	ID            string   `json:"id"`
+	Seq           int64    `json:"seq"`
+	Name          string   `json:"name"`
+	Team          string   `json:"team"`
+	PriorityClass string   `json:"priority_class"`
+	Accelerators  int      `json:"accelerators"`
+	InstanceType  string   `json:"instance_type"`
+	Command       []string `json:"command"`
+	Dir           string   `json:"dir"`
+	UID           int      `json:"uid"`
+	TimeLimit     float64  `json:"time_limit,omitempty"` // seconds; 0 = none
+	// CheckpointInterval (s) is how often the job says it checkpoints: the
+	// core weighs the work a preemption would lose by it.
+	CheckpointInterval float64    `json:"checkpoint_interval,omitempty"`
+	State              string     `json:"state"`
+	Reason             string     `json:"reason"`
+	ExitCode           *int       `json:"exit_code"`
+	Submitted          time.Time  `json:"submitted"`
+	Started            *time.Time `json:"started"`
+	Ended              *time.Time `json:"ended,omitempty"`
+	Preemptions        int        `json:"preemptions"`
 	// Run numbers the job's runs from 1; the restart count is Run-1.
 	Run        int      `json:"run"`
 	Order      float64  `json:"order"` // queue position, kept across preemptions
@@ -99,14 +102,16 @@ func (j *Job) Final() bool {
 
 // Request is a job submission.
 type Request struct {
-	Name          string   `json:"name"`
-	Team          string   `json:"team"`
-	PriorityClass string   `json:"priority_class"`
-	Accelerators  int      `json:"accelerators"`
-	InstanceType  string   `json:"instance_type"`
-	TimeLimit     float64  `json:"time_limit"`
-	Command       []string `json:"command"`
-	Dir           string   `json:"dir"`
+	Name          string  `json:"name"`
+	Team          string  `json:"team"`
+	PriorityClass string  `json:"priority_class"`
+	Accelerators  int     `json:"accelerators"`
+	InstanceType  string  `json:"instance_type"`
+	TimeLimit     float64 `json:"time_limit"`
+	// CheckpointInterval in seconds; 0 = the job does not say.
+	CheckpointInterval float64  `json:"checkpoint_interval"`
+	Command            []string `json:"command"`
+	Dir                string   `json:"dir"`
 }
 
 // RequestError is a request the controller refuses: nothing was written.
@@ -228,7 +233,7 @@ func (c *Controller) workload(j *Job) (*policies.Workload, error) {
 		return nil, fmt.Errorf("unknown team %q", j.Team)
 	}
 	w := &policies.Workload{Name: j.ID, Seq: j.Seq, Queue: q, Priority: c.cfg.Priorities[j.PriorityClass], Order: j.Order,
-		Req: policies.Request{Accel: policies.Qty(j.Accelerators) * policies.Milli}, RunStart: j.RunStart}
+		Req: policies.Request{Accel: policies.Qty(j.Accelerators) * policies.Milli}, RunStart: j.RunStart, CheckpointInterval: j.CheckpointInterval}
 	if j.InstanceType != "" {
 		f := c.cfg.Model.FlavorIndex(j.InstanceType)
 		if f < 0 {
@@ -282,8 +287,8 @@ func (c *Controller) Validate(req *Request) error {
 	if req.Accelerators < 0 {
 		return &RequestError{fmt.Sprintf("accelerators %d: must be 0 or more", req.Accelerators)}
 	}
-	if req.TimeLimit < 0 {
-		return &RequestError{"time limit must be positive"}
+	if req.TimeLimit < 0 || req.CheckpointInterval < 0 {
+		return &RequestError{"time limit and checkpoint interval must be positive"}
 	}
 	most := 0
 	if req.InstanceType != "" {
@@ -318,7 +323,7 @@ func (c *Controller) Submit(req *Request, uid int) (*Job, error) {
 	seq := int64(len(c.jobs) + 1)
 	j := &Job{ID: strconv.FormatInt(seq, 10), Seq: seq, Name: req.Name, Team: req.Team, PriorityClass: req.PriorityClass,
 		Accelerators: req.Accelerators, InstanceType: req.InstanceType, Command: req.Command, Dir: req.Dir, UID: uid,
-		TimeLimit: req.TimeLimit, State: StatePending, Submitted: c.clock.Now().UTC(), Order: now, Flavor: -1}
+		TimeLimit: req.TimeLimit, CheckpointInterval: req.CheckpointInterval, State: StatePending, Submitted: c.clock.Now().UTC(), Order: now, Flavor: -1}
 	if j.Name == "" {
 		j.Name = "job-" + j.ID
 	}

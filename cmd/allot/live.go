@@ -207,7 +207,7 @@ func addSocketFlag(cmd *cobra.Command, p *string) {
 
 func newSubmitCmd() *cobra.Command {
 	var req live.Request
-	var socket, limit string
+	var socket, limit, ckpt string
 	cmd := &cobra.Command{
 		Use:   "submit --team T --priority CLASS --accelerators N [flags] -- CMD [ARGS...]",
 		Short: "Submit a job to the live daemon; prints its id",
@@ -216,7 +216,7 @@ the policy gives it (CUDA_VISIBLE_DEVICES, NEURON_RT_VISIBLE_CORES), with
 ALLOT_JOB_ID, ALLOT_CHECKPOINT_DIR and ALLOT_RESTART_COUNT set. A
 preempted job gets SIGTERM, the policy's grace period to checkpoint, then
 SIGKILL, and is restarted later with the same command.`,
-		Example: `  allot submit --team research --priority low --accelerators 2 -- sh docs/examples/train.sh`,
+		Example:     `  allot submit --team research --priority low --accelerators 2 -- sh docs/examples/train.sh`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -229,6 +229,13 @@ SIGKILL, and is restarted later with the same command.`,
 					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--time-limit %q: want a duration such as 90m or 2h", limit)}
 				}
 				req.TimeLimit = d
+			}
+			if ckpt != "" {
+				d, err := scenarios.ParseDuration(ckpt)
+				if err != nil || d <= 0 {
+					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--checkpoint-interval %q: want a duration such as 10m", ckpt)}
+				}
+				req.CheckpointInterval = d
 			}
 			req.Command = args
 			dir, err := os.Getwd()
@@ -251,6 +258,7 @@ SIGKILL, and is restarted later with the same command.`,
 	f.StringVar(&req.InstanceType, "instance-type", "", "run only on this instance type")
 	f.StringVar(&req.Name, "name", "", "a name to show (default job-ID)")
 	f.StringVar(&limit, "time-limit", "", "fail the job when a run lasts longer (e.g. 2h)")
+	f.StringVar(&ckpt, "checkpoint-interval", "", "how often the job checkpoints (e.g. 10m): preemption prefers jobs that lose least")
 	addSocketFlag(cmd, &socket)
 	return cmd
 }

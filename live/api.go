@@ -68,6 +68,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/jobs/{id}", s.describe)
 	mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.cancel)
 	mux.HandleFunc("GET /v1/jobs/{id}/logs", s.logs)
+	mux.HandleFunc("GET /v1/overview", func(w http.ResponseWriter, r *http.Request) {
+		writeJSONResp(w, http.StatusOK, s.C.Overview())
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		uid, _ := r.Context().Value(peerKey{}).(int)
 		allowed := s.Allowed

@@ -53,6 +53,7 @@ type Config struct {
 	Model      *policies.Model
 	Flavors    []FlavorDevices // by flavor index of Model
 	Teams      []string        // by queue index of Model
+	Quotas     []int           // by queue index: guaranteed accelerators, all types
 	Priorities map[string]int32
 	// GracePeriod is the time between the stop signal and the kill.
 	GracePeriod time.Duration

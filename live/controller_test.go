@@ -62,7 +62,7 @@ func twoTeams() *Config {
 			{Name: "b", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(2), MaxPreemptions: -1},
 		}}
 	return &Config{Model: m, Flavors: []FlavorDevices{{Name: "dev", PerNode: 4, Devices: []string{"0", "1", "2", "3"}}},
-		Teams: []string{"a", "b"}, Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 10 * time.Second, MaxRetries: -1}
+		Teams: []string{"a", "b"}, Quotas: []int{2, 2}, Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 10 * time.Second, MaxRetries: -1}
 }
 
 type harness struct {
@@ -281,5 +281,21 @@ func TestHighPriorityJobPreemptsItsTeamsLowOne(t *testing.T) {
 	d, _ := h.c.Describe(low)
 	if last := d.History[len(d.History)-1]; last.Kind != "preempted" || !strings.HasPrefix(last.Detail, policies.ReasonInClusterQueue) {
 		t.Errorf("last event %+v, want a preemption InClusterQueue", last)
+	}
+}
+
+// What a team holds beyond its quota is borrowed, and shows as lent by
+// the team whose idle quota it is.
+func TestOverviewCountsBorrowedAndLentDevices(t *testing.T) {
+	h := newHarness(t)
+	h.submit("a", "low", 4)
+	h.submit("a", "low", 1)
+	o := h.c.Overview()
+	want := []TeamUsage{
+		{Team: "a", Quota: 2, Allocated: 4, Borrowed: 2, Pending: 1, Running: 1},
+		{Team: "b", Quota: 2, Lent: 2},
+	}
+	if o.Devices != 4 || o.InUse != 4 || o.Utilization != 1 || !slices.Equal(o.Teams, want) {
+		t.Errorf("overview %+v, want 4 of 4 devices in use and teams %+v", o, want)
 	}
 }

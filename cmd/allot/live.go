@@ -62,6 +62,11 @@ func liveConfig(path string) (*live.Config, error) {
 		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
 	for _, t := range s.Teams {
 		cfg.Teams = append(cfg.Teams, t.Name)
+		q := 0.0
+		for _, it := range built.Flavors {
+			q += t.Quota[it.Name].Accelerators
+		}
+		cfg.Quotas = append(cfg.Quotas, int(q))
 	}
 	for _, p := range s.Priority {
 		cfg.Priorities[p.Name] = int32(p.Value)
@@ -410,4 +415,51 @@ func followLogs(cmd *cobra.Command, c *live.Client, id, base string) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+func newTopCmd() *cobra.Command {
+	var socket string
+	var once bool
+	cmd := &cobra.Command{
+		Use:   "top [--once]",
+		Short: "The live machine at a glance: utilisation, teams, jobs (--once: one frame)",
+		Long: `Utilisation, and per team the devices allocated against its quota, borrowed
+from others' idle quota and lent to them, with its pending, running and
+preempted jobs; mean wait (submit to first start) and runtime. Refreshes
+every second until interrupted; --once prints one plain frame for scripts.`,
+		Example:     `  allot top --once`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := live.NewClient(socketPath(socket))
+			for {
+				var o live.Overview
+				if err := c.Do("GET", "/v1/overview", nil, &o); err != nil {
+					return clientErr(err)
+				}
+				if !once {
+					fmt.Fprint(cmd.OutOrStdout(), "\x1b[H\x1b[2J") // home, clear
+				}
+				printOverview(cmd, &o)
+				if once {
+					return nil
+				}
+				time.Sleep(time.Second)
+			}
+		},
+	}
+	cmd.Flags().BoolVar(&once, "once", false, "print one frame and exit")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func printOverview(cmd *cobra.Command, o *live.Overview) {
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "devices %d/%d in use (%.0f%%)   mean wait %.1fs   mean runtime %.1fs\n\n", o.InUse, o.Devices, 100*o.Utilization, o.MeanWaitS, o.MeanRuntimeS)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEAM\tQUOTA\tALLOCATED\tBORROWED\tLENT\tPENDING\tRUNNING\tPREEMPTED")
+	for _, t := range o.Teams {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", t.Team, t.Quota, t.Allocated, t.Borrowed, t.Lent, t.Pending, t.Running, t.Preempted)
+	}
+	tw.Flush()
 }

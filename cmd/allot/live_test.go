@@ -275,6 +275,9 @@ func TestBadRequestGetsAClearErrorAndChangesNothing(t *testing.T) {
 	if jobs := d.jobs(); len(jobs) != 0 {
 		t.Errorf("refused requests left jobs behind: %v", jobs)
 	}
+	if out, _, code := d.cli("top", "--once"); code != 0 || !strings.HasPrefix(out, "devices 0/4 in use (0%)") || !strings.Contains(out, "research  2      0") {
+		t.Errorf("top --once after refusals: exit %d\n%s", code, out)
+	}
 	if _, errs, code := d.cli("cancel", "7"); code != exitBadInput || !strings.Contains(errs, `no job "7"`) {
 		t.Errorf("cancel of an unknown job: exit %d, %q", code, errs)
 	}

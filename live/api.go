@@ -22,9 +22,9 @@ type Server struct {
 	C *Controller
 	// Logs returns a job's stdout and stderr files.
 	Logs func(id string) (stdout, stderr string)
-	// Allowed says whether a uid may connect at all; nil allows only the
+	// Access says who may connect and do what; nil allows only the
 	// daemon's own user (no live section: that user is admin of all).
-	Allowed func(uid int) bool
+	Access *Access
 }
 
 type peerKey struct{}
@@ -72,12 +72,8 @@ func (s *Server) Handler() http.Handler {
 		writeJSONResp(w, http.StatusOK, s.C.Overview())
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		uid, _ := r.Context().Value(peerKey{}).(int)
-		allowed := s.Allowed
-		if allowed == nil {
-			allowed = func(u int) bool { return u == os.Getuid() }
-		}
-		if !allowed(uid) {
+		uid := callerUID(r)
+		if !s.access().mayConnect(uid) {
 			writeErr(w, http.StatusForbidden, fmt.Errorf("uid %d may not use this daemon", uid))
 			return
 		}
@@ -85,7 +81,19 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-func callerUID(r *http.Request) int { uid, _ := r.Context().Value(peerKey{}).(int); return uid }
+func callerUID(r *http.Request) int {
+	if uid, ok := r.Context().Value(peerKey{}).(int); ok {
+		return uid
+	}
+	return -1
+}
+
+func (s *Server) access() *Access {
+	if s.Access == nil {
+		return &Access{Self: os.Getuid()}
+	}
+	return s.Access
+}
 
 func writeJSONResp(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -103,9 +111,12 @@ func writeErr(w http.ResponseWriter, code int, err error) {
 
 func statusOf(err error) int {
 	var nf *NotFoundError
+	var fe *ForbiddenError
 	switch {
 	case errors.As(err, &nf):
 		return http.StatusNotFound
+	case errors.As(err, &fe):
+		return http.StatusForbidden
 	case IsRequestError(err):
 		return http.StatusBadRequest
 	}
@@ -118,6 +129,10 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		writeErr(w, http.StatusBadRequest, fmt.Errorf("bad request body: %w", err))
+		return
+	}
+	if err := s.access().maySubmit(callerUID(r), req.Team); err != nil {
+		writeErr(w, statusOf(err), err)
 		return
 	}
 	j, err := s.C.Submit(&req, callerUID(r))
@@ -145,7 +160,20 @@ func (s *Server) describe(w http.ResponseWriter, r *http.Request) {
 	writeJSONResp(w, http.StatusOK, d)
 }
 
+// operate checks that the caller may act on a job.
+func (s *Server) operate(r *http.Request, what string) error {
+	j, err := s.C.Job(r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return s.access().mayOperate(callerUID(r), j, what)
+}
+
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+	if err := s.operate(r, "cancel"); err != nil {
+		writeErr(w, statusOf(err), err)
+		return
+	}
 	if err := s.C.Cancel(r.PathValue("id")); err != nil {
 		writeErr(w, statusOf(err), err)
 		return
@@ -155,7 +183,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) logs(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := s.C.Job(id); err != nil {
+	if err := s.operate(r, "read the logs of"); err != nil {
 		writeErr(w, statusOf(err), err)
 		return
 	}

@@ -39,6 +39,9 @@ type Scenario struct {
 	Warmup  float64
 	Bucket  float64
 
+	// Live is the live section; nil when the file has none.
+	Live *Live
+
 	raw *fileYAML
 	at  places
 	dir string
@@ -199,7 +202,7 @@ func (b *builder) build() (*Scenario, error) {
 	}
 	s.Name, s.Description = f.Name, f.Description
 	s.raw, s.at, s.dir = f, b.at, b.dir
-	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.objectives}
+	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.objectives, b.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,10 +53,10 @@ func socketPath(flag string) string {
 // liveConfig turns a scenario (or policy file with a fleet) into the
 // controller's configuration; the fleet's devices are numbered from 0 in
 // the order of its types and nodes.
-func liveConfig(path string) (*live.Config, error) {
+func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 	s, err := scenarios.Load(path)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, nil, badInput(err)
 	}
 	built := s.Build()
 	cfg := &live.Config{Model: built.Model, Priorities: map[string]int32{"": 0},
@@ -80,7 +81,49 @@ func liveConfig(path string) (*live.Config, error) {
 		}
 		cfg.Flavors = append(cfg.Flavors, fd)
 	}
-	return cfg, nil
+	return cfg, s.Live, nil
+}
+
+// liveAccess resolves the live section's users and groups to ids; nil
+// when there is none (the daemon's own user only).
+func liveAccess(config string, l *scenarios.Live) (*live.Access, error) {
+	a := &live.Access{Self: os.Getuid(), GroupsOf: groupsOf}
+	if l == nil {
+		return a, nil
+	}
+	for _, r := range l.Access {
+		rule := live.Rule{UID: -1, GID: -1, Teams: r.Teams, Admin: r.Admin}
+		if r.User != "" {
+			u, err := user.Lookup(r.User)
+			if err != nil {
+				return nil, badInput(fmt.Errorf("%s: %s.user: %w", config, r.Where, err))
+			}
+			rule.UID, _ = strconv.Atoi(u.Uid)
+		} else {
+			g, err := user.LookupGroup(r.Group)
+			if err != nil {
+				return nil, badInput(fmt.Errorf("%s: %s.group: %w", config, r.Where, err))
+			}
+			rule.GID, _ = strconv.Atoi(g.Gid)
+		}
+		a.Rules = append(a.Rules, rule)
+	}
+	return a, nil
+}
+
+func groupsOf(uid int) []int {
+	u, err := user.LookupId(strconv.Itoa(uid))
+	if err != nil {
+		return nil
+	}
+	ids, _ := u.GroupIds()
+	var out []int
+	for _, s := range ids {
+		if g, err := strconv.Atoi(s); err == nil {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 func newLiveCmd() *cobra.Command {
@@ -106,7 +149,8 @@ func newServeCmd() *cobra.Command {
 		Long: `Run the live daemon: FILE is a scenario (or a policy file with a fleet); its
 fleet's devices are this machine's, numbered from 0. State is kept in DIR
 (default ~/.local/share/allot, /var/lib/allot as root) and the API listens
-on DIR/allot.sock, for the daemon's own user only. Jobs keep running when
+on DIR/allot.sock, for the daemon's own user only unless the file's live
+section says who else may submit to which teams. Jobs keep running when
 the daemon stops or is killed; a restarted daemon re-adopts them.`,
 		Example: `  allot live serve --config scenarios/live/two-teams.yaml --data-dir /tmp/allot &
   export ALLOT_SOCKET=/tmp/allot/allot.sock`,
@@ -116,14 +160,18 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 			if config == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
 			}
-			cfg, err := liveConfig(config)
+			cfg, ls, err := liveConfig(config)
+			if err != nil {
+				return err
+			}
+			access, err := liveAccess(config, ls)
 			if err != nil {
 				return err
 			}
 			if dataDir == "" {
 				dataDir = defaultDataDir()
 			}
-			return serve(cmd, cfg, dataDir, poll)
+			return serve(cmd, cfg, ls, access, dataDir, poll)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
@@ -132,7 +180,7 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 	return cmd
 }
 
-func serve(cmd *cobra.Command, cfg *live.Config, dataDir string, poll time.Duration) error {
+func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *live.Access, dataDir string, poll time.Duration) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -156,10 +204,30 @@ func serve(cmd *cobra.Command, cfg *live.Config, dataDir string, poll time.Durat
 	if err != nil {
 		return err
 	}
-	if err := os.Chmod(sock, 0o600); err != nil {
+	mode := os.FileMode(0o600)
+	if ls != nil && ls.SocketMode != 0 {
+		mode = ls.SocketMode
+	}
+	if err := os.Chmod(sock, mode); err != nil {
 		return err
 	}
-	srv := &live.Server{C: c, Logs: be.LogPaths}
+	if ls != nil && (ls.SocketGroup != "" || ls.SocketMode&0o077 != 0) {
+		// Others reach the socket only through the data directory.
+		if err := os.Chmod(dataDir, 0o711); err != nil {
+			return err
+		}
+	}
+	if ls != nil && ls.SocketGroup != "" {
+		g, err := user.LookupGroup(ls.SocketGroup)
+		if err != nil {
+			return badInput(fmt.Errorf("live.socket_group: %w", err))
+		}
+		gid, _ := strconv.Atoi(g.Gid)
+		if err := os.Chown(sock, -1, gid); err != nil {
+			return err
+		}
+	}
+	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(l) }()
 	stop := make(chan struct{})

@@ -69,7 +69,7 @@ func (b *Backend) Start(j *live.Job) error {
 	rd := b.RunDir(j)
 	ck := b.CheckpointDir(j.ID)
 	for _, d := range []string{rd, ck} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := os.MkdirAll(d, 0o700); err != nil { // logs and checkpoints are the owner's
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,6 +38,10 @@ type Spec struct {
 	Env     []string `json:"env"`
 	Stdout  string   `json:"stdout"`
 	Stderr  string   `json:"stderr"`
+	// UID and GID to run as: a root daemon runs each job as the user who
+	// submitted it (0 and 0: as the shim's own user).
+	UID int `json:"uid"`
+	GID int `json:"gid"`
 }
 
 // Files of a run directory.
@@ -83,6 +88,19 @@ func (b *Backend) Start(j *live.Job) error {
 		"CUDA_VISIBLE_DEVICES=" + devs, "NEURON_RT_VISIBLE_CORES=" + devs,
 		"ALLOT_JOB_ID=" + j.ID, "ALLOT_CHECKPOINT_DIR=" + ck, "ALLOT_RESTART_COUNT=" + strconv.Itoa(max(0, j.Run-1)),
 	}}
+	if os.Getuid() == 0 && j.UID > 0 {
+		gid, err := primaryGID(j.UID)
+		if err != nil {
+			return fmt.Errorf("start job %s: %w", j.ID, err)
+		}
+		spec.UID, spec.GID = j.UID, gid
+		// Its checkpoints are its own to write.
+		for _, d := range []string{b.JobDir(j.ID), ck} {
+			if err := os.Chown(d, j.UID, gid); err != nil {
+				return fmt.Errorf("start job %s: %w", j.ID, err)
+			}
+		}
+	}
 	if err := writeJSON(filepath.Join(rd, specFile), &spec); err != nil {
 		return fmt.Errorf("start job %s: %w", j.ID, err)
 	}
@@ -168,6 +186,14 @@ func (b *Backend) Recover(j *live.Job) (live.RunStatus, error) {
 		return live.RunExited, err
 	}
 	return live.RunLost, nil
+}
+
+func primaryGID(uid int) (int, error) {
+	u, err := user.LookupId(strconv.Itoa(uid))
+	if err != nil {
+		return 0, fmt.Errorf("uid %d: %w", uid, err)
+	}
+	return strconv.Atoi(u.Gid)
 }
 
 func alive(pid int) bool {

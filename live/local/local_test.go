@@ -58,3 +58,25 @@ func TestShimRecordsExitCodeAndGivesTheJobItsEnvironment(t *testing.T) {
 		t.Errorf("job saw %q, want %q", data, want)
 	}
 }
+
+// A root daemon runs a job as the user who submitted it. The test needs
+// root to switch users, and is skipped without it.
+func TestShimRunsTheJobAsItsSubmitter(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("switching users needs root")
+	}
+	b := &Backend{Dir: t.TempDir()}
+	j := &live.Job{ID: "1", Run: 1}
+	rd := b.RunDir(j)
+	os.MkdirAll(rd, 0o700)
+	out := filepath.Join(rd, "out")
+	if err := writeJSON(filepath.Join(rd, specFile), &Spec{Command: []string{"id", "-u"}, Dir: "/", Stdout: out, Stderr: out, UID: 65534, GID: 65534}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RunShim(rd); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(out); string(data) != "65534\n" {
+		t.Errorf("job ran as uid %q, want 65534", data)
+	}
+}

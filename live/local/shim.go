@@ -44,6 +44,9 @@ func RunShim(runDir string) error {
 	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Stdout, cmd.Stderr = out, errf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group: a stop reaches all of it
+	if spec.UID > 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(spec.UID), Gid: uint32(spec.GID)}
+	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(errf, "allot: cannot start %q: %v\n", spec.Command[0], err)
 		return recordExit(runDir, &live.Exit{Code: 127}, err)

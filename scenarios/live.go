@@ -3,8 +3,11 @@ package scenarios
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+
+	"gopkg.in/yaml.v3"
 )
 
 type liveYAML struct {
@@ -70,4 +73,31 @@ func (b *builder) live() error {
 	}
 	b.s.Live = l
 	return nil
+}
+
+// LoadLive reads the file `allot live serve --config` takes: a whole
+// scenario or a policy file (its workload and sim, where present, are
+// checked and ignored). A file without a fleet section gets the fleet
+// section fleet returns (the devices found on the machine).
+func LoadLive(path string, fleet func() (string, error)) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f fileYAML
+	at, err := decodeStrict(path, data, &f)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Fleet.Nodes) == 0 && len(f.Fleet.InstanceTypes) == 0 && fleet != nil {
+		text, err := fleet()
+		if err != nil {
+			return nil, fmt.Errorf("%s: no fleet section, and no devices found: %w", path, err)
+		}
+		if err := yaml.Unmarshal([]byte(text), &f.Fleet); err != nil {
+			return nil, fmt.Errorf("discovered fleet: %w", err)
+		}
+	}
+	b := &builder{file: path, dir: filepath.Dir(path), f: &f, at: at, s: &Scenario{Path: path}, forLive: true}
+	return b.build()
 }

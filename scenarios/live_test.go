@@ -48,3 +48,22 @@ func TestLiveSectionErrorsNameTheKey(t *testing.T) {
 		}
 	}
 }
+
+// live serve takes a policy file: no workload or sim needed, and a
+// missing fleet is the one the machine's devices make.
+func TestLoadLiveTakesAPolicyFileAndADiscoveredFleet(t *testing.T) {
+	path := t.TempDir() + "/policy.yaml"
+	os.WriteFile(path, []byte("teams: [{name: a, quota: {gpu: 2}}]\npolicy: {kind: quota}\n"), 0o644)
+	s, err := LoadLive(path, func() (string, error) {
+		return "instance_types: [{name: gpu, accelerator: generic, accelerators: 2}]\nnodes: [{type: gpu, count: 1}]\n", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "policy" || s.Fleet.Nodes("gpu") != 1 || s.Teams[0].Quota["gpu"].Accelerators != 2 {
+		t.Errorf("loaded %q with %d gpu nodes and quota %v", s.Name, s.Fleet.Nodes("gpu"), s.Teams[0].Quota)
+	}
+	if _, err := LoadLive("live/two-teams.yaml", nil); err != nil {
+		t.Errorf("a whole scenario: %v", err)
+	}
+}

@@ -178,6 +178,8 @@ type builder struct {
 	f    *fileYAML
 	at   places // where each key path is written (a policy file's sections in that file)
 	s    *Scenario
+	// forLive: a file for live serve, where workload and sim may be absent.
+	forLive bool
 }
 
 // errAt is an error at a key path, placed where the path is written, or
@@ -197,6 +199,9 @@ func (b *builder) wrapAt(path string, cause error, format string, args ...any) e
 
 func (b *builder) build() (*Scenario, error) {
 	f, s := b.f, b.s
+	if strings.TrimSpace(f.Name) == "" && b.forLive {
+		f.Name = strings.TrimSuffix(filepath.Base(b.file), filepath.Ext(b.file))
+	}
 	if strings.TrimSpace(f.Name) == "" {
 		return nil, b.errAt("name", "required: the scenario's name")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -54,7 +55,16 @@ func socketPath(flag string) string {
 // controller's configuration; the fleet's devices are numbered from 0 in
 // the order of its types and nodes.
 func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
-	s, err := scenarios.Load(path)
+	var found map[string][]string // discovered: instance type -> device indexes
+	s, err := scenarios.LoadLive(path, func() (string, error) {
+		gpus, err := local.DiscoverNVIDIA(context.Background())
+		if err != nil {
+			return "", err
+		}
+		text, byType := discoveredFleet(gpus)
+		found = byType
+		return text, nil
+	})
 	if err != nil {
 		return nil, nil, badInput(err)
 	}
@@ -75,13 +85,47 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 	next := 0
 	for f, t := range built.Flavors {
 		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators}
-		for i := 0; i < t.Accelerators*max(0, built.Model.Flavors[f].Nodes); i++ {
-			fd.Devices = append(fd.Devices, strconv.Itoa(next))
-			next++
+		if ids, ok := found[t.Name]; ok {
+			fd.Devices = ids
+		} else {
+			for i := 0; i < t.Accelerators*max(0, built.Model.Flavors[f].Nodes); i++ {
+				fd.Devices = append(fd.Devices, strconv.Itoa(next))
+				next++
+			}
 		}
 		cfg.Flavors = append(cfg.Flavors, fd)
 	}
 	return cfg, s.Live, nil
+}
+
+// discoveredFleet is the fleet section of this machine's GPUs: one node
+// of one instance type per model (nvidia-<model>, e.g. nvidia-h100-80gb-hbm3),
+// with the devices' indexes by type.
+func discoveredFleet(gpus []local.GPU) (string, map[string][]string) {
+	byType := map[string][]string{}
+	var order []string
+	for _, g := range gpus {
+		name := "nvidia-" + strings.Trim(strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return '-'
+		}, strings.ToLower(strings.TrimPrefix(g.Name, "NVIDIA "))), "-")
+		if _, ok := byType[name]; !ok {
+			order = append(order, name)
+		}
+		byType[name] = append(byType[name], g.Index)
+	}
+	var b strings.Builder
+	b.WriteString("instance_types:\n")
+	for _, n := range order {
+		fmt.Fprintf(&b, "  - {name: %s, accelerator: %s, accelerators: %d}\n", n, strings.TrimPrefix(n, "nvidia-"), len(byType[n]))
+	}
+	b.WriteString("nodes:\n")
+	for _, n := range order {
+		fmt.Fprintf(&b, "  - {type: %s, count: 1}\n", n)
+	}
+	return b.String(), byType
 }
 
 // liveAccess resolves the live section's users and groups to ids; nil
@@ -146,8 +190,10 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--data-dir DIR]",
 		Short: "Run the live daemon on this machine",
-		Long: `Run the live daemon: FILE is a scenario (or a policy file with a fleet); its
-fleet's devices are this machine's, numbered from 0. State is kept in DIR
+		Long: `Run the live daemon: FILE is a scenario or a policy file. Its fleet's devices
+are this machine's, numbered from 0; without a fleet section, the NVIDIA
+GPUs nvidia-smi lists are (one instance type per model, named
+nvidia-MODEL, which team quotas name). State is kept in DIR
 (default ~/.local/share/allot, /var/lib/allot as root) and the API listens
 on DIR/allot.sock, for the daemon's own user only unless the file's live
 section says who else may submit to which teams. Jobs keep running when

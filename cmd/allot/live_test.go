@@ -26,9 +26,10 @@ type daemon struct {
 	log     bytes.Buffer
 	root    string
 	trainSh string
+	env     []string // extra environment for the daemon
 }
 
-func newDaemon(t *testing.T, cfg string) *daemon {
+func newDaemon(t *testing.T, cfg string, env ...string) *daemon {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "allot-live") // short: a socket path has a length limit
 	if err != nil {
@@ -36,7 +37,7 @@ func newDaemon(t *testing.T, cfg string) *daemon {
 	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	d := &daemon{t: t, cfg: cfg, dir: dir, sock: filepath.Join(dir, "allot.sock"), root: root,
-		trainSh: filepath.Join(root, "docs", "examples", "train.sh")}
+		trainSh: filepath.Join(root, "docs", "examples", "train.sh"), env: env}
 	t.Cleanup(func() {
 		d.kill9()
 		killRuns(dir)
@@ -58,7 +59,7 @@ func (d *daemon) start() {
 	}
 	_ = os.Remove(d.sock)
 	d.cmd = exec.Command(bin, "live", "serve", "--config", d.cfg, "--data-dir", d.dir, "--poll", "20ms")
-	d.cmd.Env = append(os.Environ(), docCLIEnv+"=1")
+	d.cmd.Env = append(append(os.Environ(), docCLIEnv+"=1"), d.env...)
 	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
 	if err := d.cmd.Start(); err != nil {
 		d.t.Fatal(err)
@@ -306,5 +307,36 @@ func TestLogsFollowPrintsOutputUntilTheJobEnds(t *testing.T) {
 	}
 	if v := d.jobs()[id]; v.State != live.StateSucceeded {
 		t.Errorf("job is %s when logs -f returned, want succeeded", v.State)
+	}
+}
+
+// Without a fleet section the daemon's devices are the GPUs nvidia-smi
+// lists, by their own indexes, and a job sees only those it was given.
+func TestDaemonWithoutAFleetRunsOnTheGPUsNvidiaSmiLists(t *testing.T) {
+	bin := t.TempDir()
+	smi := "#!/bin/sh\nprintf '0, NVIDIA A100-SXM4-40GB, 40960 MiB\\n3, NVIDIA A100-SXM4-40GB, 40960 MiB\\n'\n"
+	if err := os.WriteFile(filepath.Join(bin, "nvidia-smi"), []byte(smi), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "policy.yaml")
+	policy := "teams:\n  - {name: research, quota: {nvidia-a100-sxm4-40gb: 2}}\npriority_classes: [{name: low, value: 1}]\npolicy: {kind: quota}\n"
+	if err := os.WriteFile(cfg, []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newDaemon(t, cfg, "PATH="+bin+":"+os.Getenv("PATH"))
+	out, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "2", "--", "sh", "-c", "echo $CUDA_VISIBLE_DEVICES")
+	if code != 0 {
+		t.Fatalf("submit: %d %s", code, errs)
+	}
+	id := strings.TrimSpace(out)
+	v := d.waitState(id, live.StateSucceeded, 10*time.Second)
+	if v.InstanceType != "" && v.InstanceType != "nvidia-a100-sxm4-40gb" {
+		t.Errorf("instance type %q", v.InstanceType)
+	}
+	if got := d.stdout(id); got != "0,3\n" {
+		t.Errorf("the job saw CUDA_VISIBLE_DEVICES=%q, want the listed GPUs 0,3", got)
+	}
+	if _, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "3", "--", "true"); code != exitBadInput || !strings.Contains(errs, "this machine has 2") {
+		t.Errorf("3 of 2 discovered GPUs: exit %d %s", code, errs)
 	}
 }

@@ -53,7 +53,7 @@ type Config struct {
 	Model      *policies.Model
 	Flavors    []FlavorDevices // by flavor index of Model
 	Teams      []string        // by queue index of Model
-	Quotas     []int           // by queue index: guaranteed accelerators, all types
+	Quotas     [][]int         // by queue index, then flavor: guaranteed accelerators
 	Priorities map[string]int32
 	// GracePeriod is the time between the stop signal and the kill.
 	GracePeriod time.Duration
@@ -94,6 +94,8 @@ type Job struct {
 	Stopping   string   `json:"stopping,omitempty"`
 	KillAt     float64  `json:"kill_at,omitempty"`
 	PreemptBy  string   `json:"preempt_by,omitempty"`
+	// PendingSince is when it last started waiting (controller seconds).
+	PendingSince float64 `json:"pending_since"`
 }
 
 // Final says whether the job is done for good.
@@ -147,6 +149,20 @@ type Controller struct {
 	maxAcc  []int // devices per flavor
 	pending []Event
 	dirty   map[*Job]bool
+	obs     Observer
+}
+
+// Observer hears of decisions as they are carried out (metrics).
+type Observer interface {
+	Admitted(team string, waitS float64)
+	Preempted(team, reason string)
+}
+
+// SetObserver sets the observer of decisions.
+func (c *Controller) SetObserver(o Observer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.obs = o
 }
 
 // New builds a controller, rebuilding its core from the store: running
@@ -324,7 +340,7 @@ func (c *Controller) Submit(req *Request, uid int) (*Job, error) {
 	seq := int64(len(c.jobs) + 1)
 	j := &Job{ID: strconv.FormatInt(seq, 10), Seq: seq, Name: req.Name, Team: req.Team, PriorityClass: req.PriorityClass,
 		Accelerators: req.Accelerators, InstanceType: req.InstanceType, Command: req.Command, Dir: req.Dir, UID: uid,
-		TimeLimit: req.TimeLimit, CheckpointInterval: req.CheckpointInterval, State: StatePending, Submitted: c.clock.Now().UTC(), Order: now, Flavor: -1}
+		TimeLimit: req.TimeLimit, CheckpointInterval: req.CheckpointInterval, State: StatePending, PendingSince: now, Submitted: c.clock.Now().UTC(), Order: now, Flavor: -1}
 	if j.Name == "" {
 		j.Name = "job-" + j.ID
 	}
@@ -394,7 +410,7 @@ func (c *Controller) finish(r *rt, state, reason string, code *int) {
 func (c *Controller) requeue(r *rt, state, reason string, now float64) {
 	j := r.j
 	c.core.Requeue(r.w, now)
-	j.State, j.Reason = state, reason
+	j.State, j.Reason, j.PendingSince = state, reason, now
 	j.Devices, j.Nodes, j.Stopping, j.KillAt, j.Flavor = nil, nil, "", 0, -1
 	c.dirty[j] = true
 }
@@ -425,6 +441,9 @@ func (c *Controller) schedule() {
 			how += ", borrowing idle quota"
 		}
 		c.event(j, "admitted", how)
+		if c.obs != nil {
+			c.obs.Admitted(j.Team, now-j.PendingSince)
+		}
 		starts = append(starts, r)
 	}
 	for _, p := range plan.Preempted {
@@ -438,6 +457,9 @@ func (c *Controller) schedule() {
 		j.KillAt = now + c.cfg.GracePeriod.Seconds()
 		j.Reason = fmt.Sprintf("preempting (%s) for job %s", p.Reason, by)
 		c.event(j, "preempted", fmt.Sprintf("%s: for job %s; SIGTERM, SIGKILL after %s", p.Reason, by, c.cfg.GracePeriod))
+		if c.obs != nil {
+			c.obs.Preempted(j.Team, p.Reason)
+		}
 		stops = append(stops, r)
 	}
 	if len(starts) == 0 && len(stops) == 0 {

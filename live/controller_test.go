@@ -62,7 +62,7 @@ func twoTeams() *Config {
 			{Name: "b", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(2), MaxPreemptions: -1},
 		}}
 	return &Config{Model: m, Flavors: []FlavorDevices{{Name: "dev", PerNode: 4, Devices: []string{"0", "1", "2", "3"}}},
-		Teams: []string{"a", "b"}, Quotas: []int{2, 2}, Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 10 * time.Second, MaxRetries: -1}
+		Teams: []string{"a", "b"}, Quotas: [][]int{{2}, {2}}, Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 10 * time.Second, MaxRetries: -1}
 }
 
 type harness struct {

@@ -37,7 +37,9 @@ func (c *Controller) Overview() Overview {
 	for i, t := range c.cfg.Teams {
 		u := TeamUsage{Team: t}
 		if i < len(c.cfg.Quotas) {
-			u.Quota = c.cfg.Quotas[i]
+			for _, q := range c.cfg.Quotas[i] {
+				u.Quota += q
+			}
 		}
 		o.Teams = append(o.Teams, u)
 	}
@@ -77,21 +79,76 @@ func (c *Controller) Overview() Overview {
 	if nRun > 0 {
 		o.MeanRuntimeS = runs / float64(nRun)
 	}
-	// What teams hold beyond their quota came from others' idle quota:
-	// count it as lent by the teams below their quota, in order.
-	borrowed := 0
-	for i := range o.Teams {
-		u := &o.Teams[i]
-		u.Borrowed = max(0, u.Allocated-u.Quota)
-		borrowed += u.Borrowed
-	}
-	for i := range o.Teams {
-		u := &o.Teams[i]
-		u.Lent = min(borrowed, max(0, u.Quota-u.Allocated))
-		borrowed -= u.Lent
-	}
+	lend(o.Teams)
 	if o.Devices > 0 {
 		o.Utilization = float64(o.InUse) / float64(o.Devices)
 	}
 	return o
+}
+
+// FlavorUsage is one instance type's devices, per team.
+type FlavorUsage struct {
+	InstanceType string
+	Devices      int
+	InUse        int
+	Teams        []TeamUsage // Quota, Allocated, Borrowed and Lent only
+}
+
+// Usage is the devices of each instance type, per team: held, held beyond
+// quota (borrowed), and idle quota others hold (lent).
+func (c *Controller) Usage() []FlavorUsage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []FlavorUsage
+	for f, fd := range c.cfg.Flavors {
+		fu := FlavorUsage{InstanceType: fd.Name, Devices: len(fd.Devices)}
+		for i, t := range c.cfg.Teams {
+			u := TeamUsage{Team: t}
+			if i < len(c.cfg.Quotas) && f < len(c.cfg.Quotas[i]) {
+				u.Quota = c.cfg.Quotas[i][f]
+			}
+			for _, r := range c.jobs {
+				if r.j.Team == t && r.j.State == StateRunning && r.j.Flavor == f {
+					u.Allocated += len(r.j.Devices)
+				}
+			}
+			fu.InUse += u.Allocated
+			fu.Teams = append(fu.Teams, u)
+		}
+		lend(fu.Teams)
+		out = append(out, fu)
+	}
+	return out
+}
+
+// JobCounts counts jobs by team and state.
+func (c *Controller) JobCounts() map[string]map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]map[string]int{}
+	for _, t := range c.cfg.Teams {
+		out[t] = map[string]int{}
+	}
+	for _, r := range c.jobs {
+		if m := out[r.j.Team]; m != nil {
+			m[r.j.State]++
+		}
+	}
+	return out
+}
+
+// lend sets Borrowed (held beyond quota) and counts it as Lent by the
+// teams below their quota, in order.
+func lend(teams []TeamUsage) {
+	borrowed := 0
+	for i := range teams {
+		u := &teams[i]
+		u.Borrowed = max(0, u.Allocated-u.Quota)
+		borrowed += u.Borrowed
+	}
+	for i := range teams {
+		u := &teams[i]
+		u.Lent = min(borrowed, max(0, u.Quota-u.Allocated))
+		borrowed -= u.Lent
+	}
 }

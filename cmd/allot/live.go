@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"os/user"
@@ -73,11 +74,11 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
 	for _, t := range s.Teams {
 		cfg.Teams = append(cfg.Teams, t.Name)
-		q := 0.0
+		var q []int
 		for _, it := range built.Flavors {
-			q += t.Quota[it.Name].Accelerators
+			q = append(q, int(t.Quota[it.Name].Accelerators))
 		}
-		cfg.Quotas = append(cfg.Quotas, int(q))
+		cfg.Quotas = append(cfg.Quotas, q)
 	}
 	for _, p := range s.Priority {
 		cfg.Priorities[p.Name] = int32(p.Value)
@@ -185,7 +186,7 @@ logs talk to it over its Unix socket.`,
 }
 
 func newServeCmd() *cobra.Command {
-	var config, dataDir string
+	var config, dataDir, httpAddr string
 	var poll time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--data-dir DIR]",
@@ -198,8 +199,9 @@ nvidia-MODEL, which team quotas name). State is kept in DIR
 on DIR/allot.sock, for the daemon's own user only unless the file's live
 section says who else may submit to which teams. Jobs keep running when
 the daemon stops or is killed; a restarted daemon re-adopts them.`,
-		Example: `  allot live serve --config scenarios/live/two-teams.yaml --data-dir /tmp/allot &
-  export ALLOT_SOCKET=/tmp/allot/allot.sock`,
+		Example: `  allot live serve --config scenarios/live/two-teams.yaml --data-dir /tmp/allot --http :9464 &
+  export ALLOT_SOCKET=/tmp/allot/allot.sock
+  curl -s 127.0.0.1:9464/metrics | grep allot_team_allocated`,
 		Annotations: map[string]string{needsDaemon: "starts one"},
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -217,16 +219,17 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 			if dataDir == "" {
 				dataDir = defaultDataDir()
 			}
-			return serve(cmd, cfg, ls, access, dataDir, poll)
+			return serve(cmd, cfg, ls, access, dataDir, httpAddr, poll)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "state directory (default ~/.local/share/allot)")
 	cmd.Flags().DurationVar(&poll, "poll", 50*time.Millisecond, "how often to look for ended runs")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve read-only Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
 	return cmd
 }
 
-func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *live.Access, dataDir string, poll time.Duration) error {
+func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *live.Access, dataDir, httpAddr string, poll time.Duration) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -274,8 +277,25 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 		}
 	}
 	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access}
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(l) }()
+	left := 2
+	if httpAddr != "" {
+		if strings.HasPrefix(httpAddr, ":") {
+			httpAddr = "127.0.0.1" + httpAddr // read-only, but local unless told otherwise
+		}
+		hl, err := net.Listen("tcp", httpAddr)
+		if err != nil {
+			l.Close()
+			return badInput(fmt.Errorf("--http %s: %w", httpAddr, err))
+		}
+		defer hl.Close()
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
+		hs := &http.Server{Handler: mux}
+		go func() { _ = hs.Serve(hl) }()
+		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: metrics on http://%s/metrics\n", hl.Addr())
+	}
 	stop := make(chan struct{})
 	go func() { errc <- c.Loop(stop, poll) }()
 	sigs := make(chan os.Signal, 1)
@@ -284,7 +304,6 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 	// Jobs keep running after the daemon stops; the loop is let finish
 	// its tick before the store closes.
 	var first error
-	left := 2
 	select {
 	case <-sigs:
 	case first = <-errc:

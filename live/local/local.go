@@ -78,6 +78,14 @@ func (b *Backend) Start(j *live.Job) error {
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		}
 	}
+	// A run a restarted daemon claimed as never started is started again
+	// under the same number: its claim is lifted for the new shim. Should
+	// the old shim start late after all, only one of them can claim it.
+	if owner, err := os.ReadFile(filepath.Join(rd, ownerFile)); err == nil && string(owner) == "lost" {
+		if err := os.Remove(filepath.Join(rd, ownerFile)); err != nil {
+			return fmt.Errorf("start job %s: %w", j.ID, err)
+		}
+	}
 	devs := strings.Join(j.Devices, ",")
 	out, errf := b.LogPaths(j.ID)
 	dir := j.Dir

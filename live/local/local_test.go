@@ -80,3 +80,19 @@ func TestShimRunsTheJobAsItsSubmitter(t *testing.T) {
 		t.Errorf("job ran as uid %q, want 65534", data)
 	}
 }
+
+// A run the restarted daemon claimed as never started can be started
+// again under its number: the claim is lifted, so the new shim may run it.
+func TestRunClaimedAsNeverStartedCanStartAgain(t *testing.T) {
+	b := &Backend{Dir: t.TempDir(), Shim: []string{"true"}}
+	j := &live.Job{ID: "1", Run: 1, Command: []string{"true"}}
+	if st, err := b.Recover(j); err != nil || st != live.RunNeverStarted {
+		t.Fatalf("Recover: %v %v", st, err)
+	}
+	if err := b.Start(j); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(b.RunDir(j), ownerFile)); !os.IsNotExist(err) {
+		t.Errorf("the claim is still there (%v): the new shim would refuse the run", err)
+	}
+}

@@ -102,7 +102,13 @@ func (b *Backend) Start(j *live.Job) error {
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		}
 		spec.UID, spec.GID = j.UID, gid
-		// Its checkpoints are its own to write.
+		// Its checkpoints are its own to write, at a path it can reach (the
+		// data directory lets others through but not list it).
+		for _, d := range []string{b.Dir, filepath.Join(b.Dir, "jobs")} {
+			if err := os.Chmod(d, 0o711); err != nil {
+				return fmt.Errorf("start job %s: %w", j.ID, err)
+			}
+		}
 		for _, d := range []string{b.JobDir(j.ID), ck} {
 			if err := os.Chown(d, j.UID, gid); err != nil {
 				return fmt.Errorf("start job %s: %w", j.ID, err)

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/allot-sim/allot/live"
+	"golang.org/x/sys/unix"
 )
 
 // RunShim supervises one run: it claims the run directory, starts the
@@ -39,6 +41,9 @@ func RunShim(runDir string) error {
 		return recordExit(runDir, &live.Exit{Code: 127}, err)
 	}
 	defer errf.Close()
+	// Orphans of the job become the shim's to reap, so it can tell when
+	// the last of them is gone.
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(os.Environ(), spec.Env...)
@@ -57,6 +62,10 @@ func RunShim(runDir string) error {
 		return recordExit(runDir, &live.Exit{Code: 127}, err)
 	}
 	err = cmd.Wait()
+	// The job is its process group: what it left behind goes with it, so
+	// no straggler keeps its devices once its end is recorded.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	reapAll(5 * time.Second)
 	ex := &live.Exit{}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -69,6 +78,23 @@ func RunShim(runDir string) error {
 		return recordExit(runDir, &live.Exit{Code: 127}, err)
 	}
 	return recordExit(runDir, ex, nil)
+}
+
+// reapAll reaps the job's orphans until none is left (or for at most d:
+// one that left the group with setsid is not waited for longer).
+func reapAll(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, unix.ECHILD):
+			return
+		case err == nil && pid > 0:
+			continue
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func recordExit(runDir string, ex *live.Exit, cause error) error {

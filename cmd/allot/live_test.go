@@ -163,7 +163,7 @@ func liveConfigPath(t *testing.T) string {
 // returns it runs again with ALLOT_RESTART_COUNT=1 from the step it saved.
 func TestReclaimPreemptsTheBorrowerWhichResumesFromItsCheckpoint(t *testing.T) {
 	d := newDaemon(t, liveConfigPath(t))
-	low := d.submit("research", "low", 4, "STEPS=40", "STEP_S=0.05", "EVERY=1000")
+	low := d.submit("research", "low", 4, "STEPS=80", "STEP_S=0.05", "EVERY=1000")
 	if v := d.waitState(low, live.StateRunning, 10*time.Second); strings.Join(v.Devices, ",") != "0,1,2,3" {
 		t.Errorf("research's 4-device job got devices %v, want all four (2 borrowed)", v.Devices)
 	}
@@ -191,8 +191,8 @@ func TestReclaimPreemptsTheBorrowerWhichResumesFromItsCheckpoint(t *testing.T) {
 	if want := "restart 1 devices 0,1,2,3: resuming at step " + strconv.Itoa(saved) + "\n"; !strings.Contains(out, want) {
 		t.Errorf("second run did not resume from step %d (want %q):\n%s", saved, want, out)
 	}
-	if !strings.Contains(out, "done at step 40") {
-		t.Errorf("low job did not finish its 40 steps:\n%s", out)
+	if !strings.Contains(out, "done at step 80") {
+		t.Errorf("low job did not finish its 80 steps:\n%s", out)
 	}
 	desc, _, _ := d.cli("describe", low)
 	if !strings.Contains(desc, "InCohortReclamation") {
@@ -203,11 +203,21 @@ func TestReclaimPreemptsTheBorrowerWhichResumesFromItsCheckpoint(t *testing.T) {
 // A daemon killed with -9 while jobs run loses none of them: the shims
 // keep the jobs running, a job that ends while the daemon is down has its
 // exit recorded, and the restarted daemon re-adopts the rest without
-// starting any job a second time.
+// starting any job a second time. Jobs end when the test opens their gate,
+// not after a time, so a slow machine cannot reorder the story.
 func TestKilledDaemonLosesNoJobAndStartsNoneTwice(t *testing.T) {
 	d := newDaemon(t, liveConfigPath(t))
-	long := d.submit("research", "low", 2, "STEPS=30", "STEP_S=0.1")
-	short := d.submit("prod", "low", 2, "STEPS=4", "STEP_S=0.1")
+	gates := t.TempDir()
+	gated := func(team, gate string) string {
+		out, errs, code := d.cli("submit", "--team", team, "--priority", "low", "--accelerators", "2", "--",
+			"sh", "-c", `echo started; while [ ! -f "$0" ]; do sleep 0.02; done; echo done`, filepath.Join(gates, gate))
+		if code != 0 {
+			t.Fatalf("submit: %d %s", code, errs)
+		}
+		return strings.TrimSpace(out)
+	}
+	long := gated("research", "long")
+	short := gated("prod", "short")
 	queued := d.submit("prod", "low", 2, "STEPS=2", "STEP_S=0.05")
 	d.waitState(long, live.StateRunning, 10*time.Second)
 	d.waitState(short, live.StateRunning, 10*time.Second)
@@ -222,13 +232,16 @@ func TestKilledDaemonLosesNoJobAndStartsNoneTwice(t *testing.T) {
 	longPid := pidOf(long)
 
 	d.kill9()
+	open := func(gate string) {
+		if err := os.WriteFile(filepath.Join(gates, gate), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open("short")
 	waitFor(t, "the short job to end while the daemon is down", 10*time.Second, func() bool {
 		_, err := os.Stat(filepath.Join(d.dir, "jobs", short, "run-1", "exit.json"))
 		return err == nil
 	})
-	if strings.Contains(d.stdout(long), "done") {
-		t.Fatal("the long job ended before the daemon came back; the test proves nothing")
-	}
 	d.start()
 
 	v := d.jobs()[long]
@@ -237,14 +250,20 @@ func TestKilledDaemonLosesNoJobAndStartsNoneTwice(t *testing.T) {
 	}
 	d.waitState(short, live.StateSucceeded, 10*time.Second)
 	d.waitState(queued, live.StateSucceeded, 15*time.Second)
-	d.waitState(long, live.StateSucceeded, 20*time.Second)
+	open("long")
+	d.waitState(long, live.StateSucceeded, 10*time.Second)
 	if pidOf(long) != longPid {
 		t.Errorf("long job's pid changed from %s to %s", longPid, pidOf(long))
 	}
-	for _, id := range []string{long, short, queued} {
-		if n := strings.Count(d.stdout(id), "resuming at step"); n != 1 {
-			t.Errorf("job %s started %d times, want once:\n%s", id, n, d.stdout(id))
+	for _, id := range []string{long, short} {
+		if out := d.stdout(id); out != "started\ndone\n" {
+			t.Errorf("job %s wrote %q, want one run, started and done", id, out)
 		}
+	}
+	if n := strings.Count(d.stdout(queued), "resuming at step"); n != 1 {
+		t.Errorf("job %s started %d times, want once", queued, n)
+	}
+	for _, id := range []string{long, short, queued} {
 		if runs, _ := filepath.Glob(filepath.Join(d.dir, "jobs", id, "run-*")); len(runs) != 1 {
 			t.Errorf("job %s has run directories %v, want one", id, runs)
 		}

@@ -25,6 +25,9 @@ type Server struct {
 	// Access says who may connect and do what; nil allows only the
 	// daemon's own user (no live section: that user is admin of all).
 	Access *Access
+	// Snapshot, if set, renders the state as a snapshot file (cmd wires
+	// it: the format is the scenarios package's).
+	Snapshot func(c *Controller) ([]byte, error)
 }
 
 type peerKey struct{}
@@ -68,6 +71,19 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/jobs/{id}", s.describe)
 	mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.cancel)
 	mux.HandleFunc("GET /v1/jobs/{id}/logs", s.logs)
+	mux.HandleFunc("GET /v1/snapshot", func(w http.ResponseWriter, r *http.Request) {
+		if s.Snapshot == nil {
+			writeErr(w, http.StatusNotFound, errors.New("this daemon makes no snapshots"))
+			return
+		}
+		data, err := s.Snapshot(s.C)
+		if err != nil {
+			writeErr(w, http.StatusInternalServerError, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(data)
+	})
 	mux.HandleFunc("GET /v1/overview", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONResp(w, http.StatusOK, s.C.Overview())
 	})

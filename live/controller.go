@@ -742,3 +742,19 @@ func IsRequestError(err error) bool {
 	var re *RequestError
 	return errors.As(err, &re)
 }
+
+// State is the controller's model, its clock, and a copy of every job
+// not yet done (for snapshots).
+func (c *Controller) State() (m *policies.Model, now float64, jobs []Job) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.jobs {
+		if !r.j.Final() {
+			jobs = append(jobs, *r.j)
+		}
+	}
+	return c.cfg.Model, c.now(), jobs
+}
+
+// Priority is a class's value.
+func (c *Controller) Priority(class string) int32 { return c.cfg.Priorities[class] }

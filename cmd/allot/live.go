@@ -181,7 +181,7 @@ starts, preempts and restarts jobs; allot submit, jobs, describe, cancel and
 logs talk to it over its Unix socket.`,
 		Example: `  allot live serve --help`,
 	}
-	cmd.AddCommand(newServeCmd(), newShimCmd())
+	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd())
 	return cmd
 }
 
@@ -276,7 +276,7 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 			return err
 		}
 	}
-	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access}
+	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access, Snapshot: liveSnapshot}
 	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(l) }()
 	left := 2

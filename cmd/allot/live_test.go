@@ -359,3 +359,36 @@ func TestDaemonWithoutAFleetRunsOnTheGPUsNvidiaSmiLists(t *testing.T) {
 		t.Errorf("3 of 2 discovered GPUs: exit %d %s", code, errs)
 	}
 }
+
+// live snapshot writes the daemon's state as a snapshot allot cycle reads,
+// and the cycle says of a waiting job what the daemon says.
+func TestLiveSnapshotGivesAllotCycleTheSameWhy(t *testing.T) {
+	d := newDaemon(t, liveConfigPath(t))
+	running := d.submit("research", "low", 4, "STEPS=1000")
+	d.waitState(running, live.StateRunning, 10*time.Second)
+	out, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "2", "--", "true")
+	if code != 0 {
+		t.Fatalf("submit: %s", errs)
+	}
+	waiting := strings.TrimSpace(out)
+	why := d.jobs()[waiting].Reason
+	file := filepath.Join(t.TempDir(), "now.yaml")
+	if _, errs, code := d.cli("live", "snapshot", "-o", file); code != 0 {
+		t.Fatalf("live snapshot: %d %s", code, errs)
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"cycle", file, "--json"}, &o, &e); code != 0 {
+		data, _ := os.ReadFile(file)
+		t.Fatalf("cycle on the snapshot: %d %s\n%s", code, e.String(), data)
+	}
+	var plan struct {
+		Admitted []struct{ Name string }
+		Pending  []struct{ Name, State, Reason string }
+	}
+	if err := json.Unmarshal(o.Bytes(), &plan); err != nil {
+		t.Fatalf("%v\n%s", err, o.String())
+	}
+	if len(plan.Admitted) != 0 || len(plan.Pending) != 1 || plan.Pending[0].Name != "job-"+waiting || plan.Pending[0].Reason != why {
+		t.Errorf("cycle on the snapshot: %+v; want job-%s pending with the daemon's reason %q", plan, waiting, why)
+	}
+}

@@ -23,6 +23,8 @@ type policyFileYAML struct {
 	Timeline   []timelineYAML  `yaml:"timeline"`
 	Workload   *workloadYAML   `yaml:"workload"`
 	Sim        *simYAML        `yaml:"sim"`
+	// Live mode's access rules: read by live serve, ignored by --policy.
+	Live *liveYAML `yaml:"live"`
 }
 
 // Kinds lists the policy kinds.

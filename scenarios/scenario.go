@@ -39,6 +39,9 @@ type Scenario struct {
 	Warmup  float64
 	Bucket  float64
 
+	// Live is the live section; nil when the file has none.
+	Live *Live
+
 	raw *fileYAML
 	at  places
 	dir string
@@ -175,6 +178,8 @@ type builder struct {
 	f    *fileYAML
 	at   places // where each key path is written (a policy file's sections in that file)
 	s    *Scenario
+	// forLive: a file for live serve, where workload and sim may be absent.
+	forLive bool
 }
 
 // errAt is an error at a key path, placed where the path is written, or
@@ -194,12 +199,15 @@ func (b *builder) wrapAt(path string, cause error, format string, args ...any) e
 
 func (b *builder) build() (*Scenario, error) {
 	f, s := b.f, b.s
+	if strings.TrimSpace(f.Name) == "" && b.forLive {
+		f.Name = strings.TrimSuffix(filepath.Base(b.file), filepath.Ext(b.file))
+	}
 	if strings.TrimSpace(f.Name) == "" {
 		return nil, b.errAt("name", "required: the scenario's name")
 	}
 	s.Name, s.Description = f.Name, f.Description
 	s.raw, s.at, s.dir = f, b.at, b.dir
-	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.objectives}
+	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.objectives, b.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err

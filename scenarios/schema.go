@@ -22,6 +22,7 @@ type fileYAML struct {
 	Timeline        []timelineYAML      `yaml:"timeline"`
 	Workload        *workloadYAML       `yaml:"workload"`
 	Sim             *simYAML            `yaml:"sim"`
+	Live            *liveYAML           `yaml:"live"`
 }
 
 type fleetYAML struct {

@@ -16,6 +16,9 @@ import (
 
 func (b *builder) workload() error {
 	w, s := b.f.Workload, b.s
+	if w == nil && b.forLive {
+		return nil
+	}
 	if w == nil {
 		return b.errAt("workload", "required (workload.trace or workload.synthetic)")
 	}
@@ -189,6 +192,9 @@ func (b *builder) teamNames() []string {
 
 func (b *builder) sim() error {
 	sy, s := b.f.Sim, b.s
+	if sy == nil && b.forLive {
+		return nil
+	}
 	if sy == nil {
 		return b.errAt("sim", "required (at least sim.horizon)")
 	}

@@ -12,7 +12,9 @@ import (
 // Every command's --help example runs as written, in a folder laid out like
 // a checkout (see runShellBlock). A line may exit 1 (the command ran and
 // found a problem: FIFO missing the scenario's objectives is the story
-// some examples tell), never 2 (bad input or usage).
+// some examples tell), never 2 (bad input or usage). Commands marked
+// needsDaemon are skipped: their examples start or talk to a live daemon,
+// which live_test.go runs for real.
 func TestEveryHelpExampleRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example: a few seconds")
@@ -32,6 +34,9 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 	walk = func(c *cobra.Command) {
 		if c.Example != "" {
 			t.Run(strings.ReplaceAll(c.CommandPath(), " ", "_"), func(t *testing.T) {
+				if why, ok := c.Annotations[needsDaemon]; ok {
+					t.Skip("the example " + why + " (a live daemon): the live tests run these commands against a real one")
+				}
 				if strings.Contains(c.Example, "../shared/") && !haveShared {
 					t.Skip("needs ../shared traces: " + shared + " is absent")
 				}

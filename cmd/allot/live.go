@@ -1,0 +1,598 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/local"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/spf13/cobra"
+)
+
+// needsDaemon marks a command whose help example talks to a running
+// daemon: TestEveryHelpExampleRuns skips it (the live tests run a daemon).
+const needsDaemon = "needs-daemon"
+
+func defaultDataDir() string {
+	if os.Getuid() == 0 {
+		return "/var/lib/allot"
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "allot")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".allot"
+	}
+	return filepath.Join(home, ".local", "share", "allot")
+}
+
+// socketPath is --socket, else $ALLOT_SOCKET, else the default data
+// directory's socket.
+func socketPath(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if s := os.Getenv("ALLOT_SOCKET"); s != "" {
+		return s
+	}
+	return filepath.Join(defaultDataDir(), "allot.sock")
+}
+
+// liveConfig turns a scenario (or policy file with a fleet) into the
+// controller's configuration; the fleet's devices are numbered from 0 in
+// the order of its types and nodes.
+func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
+	var found map[string][]string // discovered: instance type -> device indexes
+	s, err := scenarios.LoadLive(path, func() (string, error) {
+		gpus, err := local.DiscoverNVIDIA(context.Background())
+		if err != nil {
+			return "", err
+		}
+		text, byType := discoveredFleet(gpus)
+		found = byType
+		return text, nil
+	})
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	built := s.Build()
+	cfg := &live.Config{Model: built.Model, Priorities: map[string]int32{"": 0},
+		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
+	for _, t := range s.Teams {
+		cfg.Teams = append(cfg.Teams, t.Name)
+		var q []int
+		for _, it := range built.Flavors {
+			q = append(q, int(t.Quota[it.Name].Accelerators))
+		}
+		cfg.Quotas = append(cfg.Quotas, q)
+	}
+	for _, p := range s.Priority {
+		cfg.Priorities[p.Name] = int32(p.Value)
+	}
+	next := 0
+	for f, t := range built.Flavors {
+		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators}
+		if ids, ok := found[t.Name]; ok {
+			fd.Devices = ids
+		} else {
+			for i := 0; i < t.Accelerators*max(0, built.Model.Flavors[f].Nodes); i++ {
+				fd.Devices = append(fd.Devices, strconv.Itoa(next))
+				next++
+			}
+		}
+		cfg.Flavors = append(cfg.Flavors, fd)
+	}
+	return cfg, s.Live, nil
+}
+
+// discoveredFleet is the fleet section of this machine's GPUs: one node
+// of one instance type per model (nvidia-<model>, e.g. nvidia-h100-80gb-hbm3),
+// with the devices' indexes by type.
+func discoveredFleet(gpus []local.GPU) (string, map[string][]string) {
+	byType := map[string][]string{}
+	var order []string
+	for _, g := range gpus {
+		name := "nvidia-" + strings.Trim(strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return '-'
+		}, strings.ToLower(strings.TrimPrefix(g.Name, "NVIDIA "))), "-")
+		if _, ok := byType[name]; !ok {
+			order = append(order, name)
+		}
+		byType[name] = append(byType[name], g.Index)
+	}
+	var b strings.Builder
+	b.WriteString("instance_types:\n")
+	for _, n := range order {
+		fmt.Fprintf(&b, "  - {name: %s, accelerator: %s, accelerators: %d}\n", n, strings.TrimPrefix(n, "nvidia-"), len(byType[n]))
+	}
+	b.WriteString("nodes:\n")
+	for _, n := range order {
+		fmt.Fprintf(&b, "  - {type: %s, count: 1}\n", n)
+	}
+	return b.String(), byType
+}
+
+// liveAccess resolves the live section's users and groups to ids; nil
+// when there is none (the daemon's own user only).
+func liveAccess(config string, l *scenarios.Live) (*live.Access, error) {
+	a := &live.Access{Self: os.Getuid(), GroupsOf: groupsOf}
+	if l == nil {
+		return a, nil
+	}
+	for _, r := range l.Access {
+		rule := live.Rule{UID: -1, GID: -1, Teams: r.Teams, Admin: r.Admin}
+		if r.User != "" {
+			u, err := user.Lookup(r.User)
+			if err != nil {
+				return nil, badInput(fmt.Errorf("%s: %s.user: %w", config, r.Where, err))
+			}
+			rule.UID, _ = strconv.Atoi(u.Uid)
+		} else {
+			g, err := user.LookupGroup(r.Group)
+			if err != nil {
+				return nil, badInput(fmt.Errorf("%s: %s.group: %w", config, r.Where, err))
+			}
+			rule.GID, _ = strconv.Atoi(g.Gid)
+		}
+		a.Rules = append(a.Rules, rule)
+	}
+	return a, nil
+}
+
+func groupsOf(uid int) []int {
+	u, err := user.LookupId(strconv.Itoa(uid))
+	if err != nil {
+		return nil
+	}
+	ids, _ := u.GroupIds()
+	var out []int
+	for _, s := range ids {
+		if g, err := strconv.Atoi(s); err == nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func newLiveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "live",
+		Short: "Run a policy on real work: a durable job queue for this machine",
+		Long: `Live mode runs the policy core the simulator uses on real processes: a
+daemon (allot live serve) keeps a durable queue in its data directory and
+starts, preempts and restarts jobs; allot submit, jobs, describe, cancel and
+logs talk to it over its Unix socket.`,
+		Example: `  allot live serve --help`,
+	}
+	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd())
+	return cmd
+}
+
+func newServeCmd() *cobra.Command {
+	var config, dataDir, httpAddr string
+	var poll time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve --config FILE [--data-dir DIR]",
+		Short: "Run the live daemon on this machine",
+		Long: `Run the live daemon: FILE is a scenario or a policy file. Its fleet's devices
+are this machine's, numbered from 0; without a fleet section, the NVIDIA
+GPUs nvidia-smi lists are (one instance type per model, named
+nvidia-MODEL, which team quotas name). State is kept in DIR
+(default ~/.local/share/allot, /var/lib/allot as root) and the API listens
+on DIR/allot.sock, for the daemon's own user only unless the file's live
+section says who else may submit to which teams. Jobs keep running when
+the daemon stops or is killed; a restarted daemon re-adopts them.`,
+		Example: `  allot live serve --config scenarios/live/two-teams.yaml --data-dir /tmp/allot --http :9464 &
+  export ALLOT_SOCKET=/tmp/allot/allot.sock
+  curl -s 127.0.0.1:9464/metrics | grep allot_team_allocated`,
+		Annotations: map[string]string{needsDaemon: "starts one"},
+		Args:        cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if config == "" {
+				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
+			}
+			cfg, ls, err := liveConfig(config)
+			if err != nil {
+				return err
+			}
+			access, err := liveAccess(config, ls)
+			if err != nil {
+				return err
+			}
+			if dataDir == "" {
+				dataDir = defaultDataDir()
+			}
+			return serve(cmd, cfg, ls, access, dataDir, httpAddr, poll)
+		},
+	}
+	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "state directory (default ~/.local/share/allot)")
+	cmd.Flags().DurationVar(&poll, "poll", 50*time.Millisecond, "how often to look for ended runs")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve read-only Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
+	return cmd
+}
+
+func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *live.Access, dataDir, httpAddr string, poll time.Duration) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return err
+	}
+	store, err := live.OpenStore(filepath.Join(dataDir, "state.db"))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	be := &local.Backend{Dir: dataDir, Shim: []string{exe, "live", "shim"}}
+	c, err := live.New(cfg, store, be, live.SystemClock{})
+	if err != nil {
+		return err
+	}
+	sock := filepath.Join(dataDir, "allot.sock")
+	_ = os.Remove(sock) // the store's lock says no other daemon owns this directory
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	mode := os.FileMode(0o600)
+	if ls != nil && ls.SocketMode != 0 {
+		mode = ls.SocketMode
+	}
+	if err := os.Chmod(sock, mode); err != nil {
+		return err
+	}
+	if ls != nil && (ls.SocketGroup != "" || ls.SocketMode&0o077 != 0) {
+		// Others reach the socket only through the data directory.
+		if err := os.Chmod(dataDir, 0o711); err != nil {
+			return err
+		}
+	}
+	if ls != nil && ls.SocketGroup != "" {
+		g, err := user.LookupGroup(ls.SocketGroup)
+		if err != nil {
+			return badInput(fmt.Errorf("live.socket_group: %w", err))
+		}
+		gid, _ := strconv.Atoi(g.Gid)
+		if err := os.Chown(sock, -1, gid); err != nil {
+			return err
+		}
+	}
+	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access, Snapshot: liveSnapshot}
+	errc := make(chan error, 3)
+	go func() { errc <- srv.Serve(l) }()
+	left := 2
+	if httpAddr != "" {
+		if strings.HasPrefix(httpAddr, ":") {
+			httpAddr = "127.0.0.1" + httpAddr // read-only, but local unless told otherwise
+		}
+		hl, err := net.Listen("tcp", httpAddr)
+		if err != nil {
+			l.Close()
+			return badInput(fmt.Errorf("--http %s: %w", httpAddr, err))
+		}
+		defer hl.Close()
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
+		hs := &http.Server{Handler: mux}
+		go func() { _ = hs.Serve(hl) }()
+		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: metrics on http://%s/metrics\n", hl.Addr())
+	}
+	stop := make(chan struct{})
+	go func() { errc <- c.Loop(stop, poll) }()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	fmt.Fprintf(cmd.ErrOrStderr(), "allot live: serving on %s (pid %d)\n", sock, os.Getpid())
+	// Jobs keep running after the daemon stops; the loop is let finish
+	// its tick before the store closes.
+	var first error
+	select {
+	case <-sigs:
+	case first = <-errc:
+		left--
+	}
+	close(stop)
+	l.Close()
+	for ; left > 0; left-- {
+		first = errors.Join(first, <-errc)
+	}
+	return first
+}
+
+func newShimCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "shim RUNDIR",
+		Short:  "Supervise one run of a job (started by the daemon)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return local.RunShim(args[0])
+		},
+	}
+}
+
+// clientErr maps a daemon's answer to an exit code: its refusals of a
+// request are bad input (2), as are unknown jobs.
+func clientErr(err error) error {
+	var ae *live.APIError
+	if errors.As(err, &ae) {
+		return badInput(errors.New(ae.Msg))
+	}
+	return err
+}
+
+func addSocketFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "socket", "", "the daemon's socket (default $ALLOT_SOCKET, else the data directory's)")
+}
+
+func newSubmitCmd() *cobra.Command {
+	var req live.Request
+	var socket, limit, ckpt string
+	cmd := &cobra.Command{
+		Use:   "submit --team T --priority CLASS --accelerators N [flags] -- CMD [ARGS...]",
+		Short: "Submit a job to the live daemon; prints its id",
+		Long: `Submit a job: CMD runs in this directory as a process group on the devices
+the policy gives it (CUDA_VISIBLE_DEVICES, NEURON_RT_VISIBLE_CORES), with
+ALLOT_JOB_ID, ALLOT_CHECKPOINT_DIR and ALLOT_RESTART_COUNT set. A
+preempted job gets SIGTERM, the policy's grace period to checkpoint, then
+SIGKILL, and is restarted later with the same command.`,
+		Example:     `  allot submit --team research --priority low --accelerators 2 -- sh docs/examples/train.sh`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if req.Team == "" {
+				return &usageError{cmd: cmd.CommandPath(), msg: "--team is required"}
+			}
+			if limit != "" {
+				d, err := scenarios.ParseDuration(limit)
+				if err != nil || d <= 0 {
+					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--time-limit %q: want a duration such as 90m or 2h", limit)}
+				}
+				req.TimeLimit = d
+			}
+			if ckpt != "" {
+				d, err := scenarios.ParseDuration(ckpt)
+				if err != nil || d <= 0 {
+					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--checkpoint-interval %q: want a duration such as 10m", ckpt)}
+				}
+				req.CheckpointInterval = d
+			}
+			req.Command = args
+			dir, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			req.Dir = dir
+			var out struct{ ID string }
+			if err := live.NewClient(socketPath(socket)).Do("POST", "/v1/jobs", &req, &out); err != nil {
+				return clientErr(err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), out.ID)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.Team, "team", "", "the team the job runs for")
+	f.StringVar(&req.PriorityClass, "priority", "", "priority class (the config's priority_classes)")
+	f.IntVar(&req.Accelerators, "accelerators", 0, "accelerators the job needs")
+	f.StringVar(&req.InstanceType, "instance-type", "", "run only on this instance type")
+	f.StringVar(&req.Name, "name", "", "a name to show (default job-ID)")
+	f.StringVar(&limit, "time-limit", "", "fail the job when a run lasts longer (e.g. 2h)")
+	f.StringVar(&ckpt, "checkpoint-interval", "", "how often the job checkpoints (e.g. 10m): preemption prefers jobs that lose least")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newJobsCmd() *cobra.Command {
+	var socket string
+	var all, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "jobs [--all-teams] [--json]",
+		Short: "List your live jobs (--all-teams: everyone's)",
+		Example: `  allot jobs
+  allot jobs --all-teams --json`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := "/v1/jobs"
+			if all {
+				path += "?all=1"
+			}
+			var jobs []live.View
+			if err := live.NewClient(socketPath(socket)).Do("GET", path, nil, &jobs); err != nil {
+				return clientErr(err)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), jobs)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tTEAM\tCLASS\tACC\tSTATE\tDEVICES\tREASON")
+			for _, j := range jobs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", j.ID, j.Name, j.Team, j.PriorityClass, j.Accelerators, j.State,
+					strings.Join(j.Devices, ","), j.Reason)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all-teams", false, "every user's jobs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newDescribeCmd() *cobra.Command {
+	var socket string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:         "describe JOB",
+		Short:       "A live job's state, why it is pending, and its history",
+		Example:     `  allot describe 1`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var d live.Description
+			if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0], nil, &d); err != nil {
+				return clientErr(err)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), d)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "job %s (%s): %s\n", d.ID, d.Name, d.State)
+			if d.Reason != "" {
+				fmt.Fprintf(w, "reason: %s\n", d.Reason)
+			}
+			fmt.Fprintf(w, "team %s, priority class %q, %d accelerators, devices [%s], %d preemptions, %d restarts\n",
+				d.Team, d.PriorityClass, d.Accelerators, strings.Join(d.Devices, ","), d.Preemptions, d.Restarts)
+			if d.ExitCode != nil {
+				fmt.Fprintf(w, "exit code: %d\n", *d.ExitCode)
+			}
+			fmt.Fprintf(w, "command: %s\nhistory:\n", strings.Join(d.Command, " "))
+			for _, e := range d.History {
+				fmt.Fprintf(w, "  %10.3fs  %-10s %s\n", e.Time, e.Kind, e.Detail)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newCancelCmd() *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:         "cancel JOB",
+		Short:       "Cancel a live job (a running one gets SIGTERM and its grace period)",
+		Example:     `  allot cancel 1`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return clientErr(live.NewClient(socketPath(socket)).Do("POST", "/v1/jobs/"+args[0]+"/cancel", nil, nil))
+		},
+	}
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func newLogsCmd() *cobra.Command {
+	var socket string
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "logs [-f] JOB",
+		Short: "A live job's output (stdout, then stderr, of every run)",
+		Example: `  allot logs 1
+  allot logs -f 1`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := live.NewClient(socketPath(socket))
+			base := "/v1/jobs/" + args[0] + "/logs"
+			if !follow {
+				var data []byte
+				if err := c.Do("GET", base, nil, &data); err != nil {
+					return clientErr(err)
+				}
+				_, err := cmd.OutOrStdout().Write(data)
+				return err
+			}
+			return followLogs(cmd, c, args[0], base)
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing stdout as the job writes it, until it ends; then its stderr")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+// followLogs prints a job's stdout as it grows until the job is done for
+// good, then its stderr.
+func followLogs(cmd *cobra.Command, c *live.Client, id, base string) error {
+	var shown int
+	for {
+		var d live.Description
+		if err := c.Do("GET", "/v1/jobs/"+id, nil, &d); err != nil {
+			return clientErr(err)
+		}
+		var data []byte
+		if err := c.Do("GET", base+"?stream=stdout&offset="+strconv.Itoa(shown), nil, &data); err != nil {
+			return clientErr(err)
+		}
+		if _, err := cmd.OutOrStdout().Write(data); err != nil {
+			return err
+		}
+		shown += len(data)
+		if d.State == live.StateSucceeded || d.State == live.StateFailed || d.State == live.StateCancelled {
+			if err := c.Do("GET", base+"?stream=stderr", nil, &data); err != nil {
+				return clientErr(err)
+			}
+			_, err := cmd.OutOrStdout().Write(data)
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func newTopCmd() *cobra.Command {
+	var socket string
+	var once bool
+	cmd := &cobra.Command{
+		Use:   "top [--once]",
+		Short: "The live machine at a glance: utilisation, teams, jobs (--once: one frame)",
+		Long: `Utilisation, and per team the devices allocated against its quota, borrowed
+from others' idle quota and lent to them, with its pending, running and
+preempted jobs; mean wait (submit to first start) and runtime. Refreshes
+every second until interrupted; --once prints one plain frame for scripts.`,
+		Example:     `  allot top --once`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := live.NewClient(socketPath(socket))
+			for {
+				var o live.Overview
+				if err := c.Do("GET", "/v1/overview", nil, &o); err != nil {
+					return clientErr(err)
+				}
+				if !once {
+					fmt.Fprint(cmd.OutOrStdout(), "\x1b[H\x1b[2J") // home, clear
+				}
+				printOverview(cmd, &o)
+				if once {
+					return nil
+				}
+				time.Sleep(time.Second)
+			}
+		},
+	}
+	cmd.Flags().BoolVar(&once, "once", false, "print one frame and exit")
+	addSocketFlag(cmd, &socket)
+	return cmd
+}
+
+func printOverview(cmd *cobra.Command, o *live.Overview) {
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "devices %d/%d in use (%.0f%%)   mean wait %.1fs   mean runtime %.1fs\n\n", o.InUse, o.Devices, 100*o.Utilization, o.MeanWaitS, o.MeanRuntimeS)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEAM\tQUOTA\tALLOCATED\tBORROWED\tLENT\tPENDING\tRUNNING\tPREEMPTED")
+	for _, t := range o.Teams {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", t.Team, t.Quota, t.Allocated, t.Borrowed, t.Lent, t.Pending, t.Running, t.Preempted)
+	}
+	tw.Flush()
+}

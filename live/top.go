@@ -1,0 +1,154 @@
+package live
+
+// TeamUsage is one team's share of the machine now.
+type TeamUsage struct {
+	Team      string `json:"team"`
+	Quota     int    `json:"quota"`
+	Allocated int    `json:"allocated"`
+	Borrowed  int    `json:"borrowed"`
+	Lent      int    `json:"lent"`
+	Pending   int    `json:"pending"`
+	Running   int    `json:"running"`
+	Preempted int    `json:"preempted"`
+}
+
+// Overview is what `allot top` shows.
+type Overview struct {
+	Devices     int         `json:"devices"`
+	InUse       int         `json:"in_use"`
+	Utilization float64     `json:"utilization"`
+	Teams       []TeamUsage `json:"teams"`
+	// Means over jobs that started (wait: submit to first start) and jobs
+	// that ended after starting (runtime: first start to end), in seconds.
+	MeanWaitS    float64 `json:"mean_wait_s"`
+	MeanRuntimeS float64 `json:"mean_runtime_s"`
+}
+
+// Overview sums up the machine: devices in use, and per team what it
+// holds against its quota and how many jobs wait, run or were preempted.
+func (c *Controller) Overview() Overview {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var o Overview
+	for _, f := range c.cfg.Flavors {
+		o.Devices += len(f.Devices)
+	}
+	byTeam := map[string]*TeamUsage{}
+	for i, t := range c.cfg.Teams {
+		u := TeamUsage{Team: t}
+		if i < len(c.cfg.Quotas) {
+			for _, q := range c.cfg.Quotas[i] {
+				u.Quota += q
+			}
+		}
+		o.Teams = append(o.Teams, u)
+	}
+	for i := range o.Teams {
+		byTeam[o.Teams[i].Team] = &o.Teams[i]
+	}
+	var waits, runs float64
+	var nWait, nRun int
+	for _, r := range c.jobs {
+		j := r.j
+		u := byTeam[j.Team]
+		if u == nil {
+			continue
+		}
+		switch j.State {
+		case StatePending:
+			u.Pending++
+		case StatePreempted:
+			u.Preempted++
+		case StateRunning:
+			u.Running++
+			u.Allocated += len(j.Devices)
+			o.InUse += len(j.Devices)
+		}
+		if j.Started != nil {
+			waits += j.Started.Sub(j.Submitted).Seconds()
+			nWait++
+			if j.Ended != nil {
+				runs += j.Ended.Sub(*j.Started).Seconds()
+				nRun++
+			}
+		}
+	}
+	if nWait > 0 {
+		o.MeanWaitS = waits / float64(nWait)
+	}
+	if nRun > 0 {
+		o.MeanRuntimeS = runs / float64(nRun)
+	}
+	lend(o.Teams)
+	if o.Devices > 0 {
+		o.Utilization = float64(o.InUse) / float64(o.Devices)
+	}
+	return o
+}
+
+// FlavorUsage is one instance type's devices, per team.
+type FlavorUsage struct {
+	InstanceType string
+	Devices      int
+	InUse        int
+	Teams        []TeamUsage // Quota, Allocated, Borrowed and Lent only
+}
+
+// Usage is the devices of each instance type, per team: held, held beyond
+// quota (borrowed), and idle quota others hold (lent).
+func (c *Controller) Usage() []FlavorUsage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []FlavorUsage
+	for f, fd := range c.cfg.Flavors {
+		fu := FlavorUsage{InstanceType: fd.Name, Devices: len(fd.Devices)}
+		for i, t := range c.cfg.Teams {
+			u := TeamUsage{Team: t}
+			if i < len(c.cfg.Quotas) && f < len(c.cfg.Quotas[i]) {
+				u.Quota = c.cfg.Quotas[i][f]
+			}
+			for _, r := range c.jobs {
+				if r.j.Team == t && r.j.State == StateRunning && r.j.Flavor == f {
+					u.Allocated += len(r.j.Devices)
+				}
+			}
+			fu.InUse += u.Allocated
+			fu.Teams = append(fu.Teams, u)
+		}
+		lend(fu.Teams)
+		out = append(out, fu)
+	}
+	return out
+}
+
+// JobCounts counts jobs by team and state.
+func (c *Controller) JobCounts() map[string]map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]map[string]int{}
+	for _, t := range c.cfg.Teams {
+		out[t] = map[string]int{}
+	}
+	for _, r := range c.jobs {
+		if m := out[r.j.Team]; m != nil {
+			m[r.j.State]++
+		}
+	}
+	return out
+}
+
+// lend sets Borrowed (held beyond quota) and counts it as Lent by the
+// teams below their quota, in order.
+func lend(teams []TeamUsage) {
+	borrowed := 0
+	for i := range teams {
+		u := &teams[i]
+		u.Borrowed = max(0, u.Allocated-u.Quota)
+		borrowed += u.Borrowed
+	}
+	for i := range teams {
+		u := &teams[i]
+		u.Lent = min(borrowed, max(0, u.Quota-u.Allocated))
+		borrowed -= u.Lent
+	}
+}

@@ -1,0 +1,103 @@
+package scenarios
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+type liveYAML struct {
+	SocketMode  string       `yaml:"socket_mode"`
+	SocketGroup string       `yaml:"socket_group"`
+	Access      []accessYAML `yaml:"access"`
+	TokenFile   string       `yaml:"token_file"`
+}
+
+type accessYAML struct {
+	User  string   `yaml:"user"`
+	Group string   `yaml:"group"`
+	Teams []string `yaml:"teams"`
+	Admin bool     `yaml:"admin"`
+}
+
+// Live is live mode's access section: the socket's mode and group, and
+// who may submit to which teams or administer them.
+type Live struct {
+	SocketMode  os.FileMode // 0: absent (the daemon's user only)
+	SocketGroup string
+	Access      []Access
+	TokenFile   string
+}
+
+// Access is one rule: a user or a group, the teams it may submit to, and
+// whether it administers them (every team when Teams is empty).
+type Access struct {
+	User, Group string
+	Teams       []string
+	Admin       bool
+	Where       string // its key path, for errors found later (an unknown user)
+}
+
+func (b *builder) live() error {
+	ly := b.f.Live
+	if ly == nil {
+		return nil
+	}
+	l := &Live{SocketGroup: ly.SocketGroup, TokenFile: ly.TokenFile}
+	if ly.SocketMode != "" {
+		m, err := strconv.ParseUint(ly.SocketMode, 8, 32)
+		if err != nil || m > 0o777 {
+			return b.errAt("live.socket_mode", "%q: want an octal file mode such as \"0660\"", ly.SocketMode)
+		}
+		l.SocketMode = os.FileMode(m)
+	}
+	teams := b.teamNames()
+	for i, a := range ly.Access {
+		where := fmt.Sprintf("live.access[%d]", i)
+		if (a.User == "") == (a.Group == "") {
+			return b.errAt(where, "give exactly one of user or group")
+		}
+		if len(a.Teams) == 0 && !a.Admin {
+			return b.errAt(where, "grants nothing: list teams, or set admin: true")
+		}
+		for _, t := range a.Teams {
+			if !slices.Contains(teams, t) {
+				return b.errAt(where+".teams", "unknown team %q (teams: %v)", t, teams)
+			}
+		}
+		l.Access = append(l.Access, Access{User: a.User, Group: a.Group, Teams: a.Teams, Admin: a.Admin, Where: where})
+	}
+	b.s.Live = l
+	return nil
+}
+
+// LoadLive reads the file `allot live serve --config` takes: a whole
+// scenario or a policy file (its workload and sim, where present, are
+// checked and ignored). A file without a fleet section gets the fleet
+// section fleet returns (the devices found on the machine).
+func LoadLive(path string, fleet func() (string, error)) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f fileYAML
+	at, err := decodeStrict(path, data, &f)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Fleet.Nodes) == 0 && len(f.Fleet.InstanceTypes) == 0 && fleet != nil {
+		text, err := fleet()
+		if err != nil {
+			return nil, fmt.Errorf("%s: no fleet section, and no devices found: %w", path, err)
+		}
+		if err := yaml.Unmarshal([]byte(text), &f.Fleet); err != nil {
+			return nil, fmt.Errorf("discovered fleet: %w", err)
+		}
+	}
+	b := &builder{file: path, dir: filepath.Dir(path), f: &f, at: at, s: &Scenario{Path: path}, forLive: true}
+	return b.build()
+}

@@ -181,7 +181,7 @@ starts, preempts and restarts jobs; allot submit, jobs, describe, cancel and
 logs talk to it over its Unix socket.`,
 		Example: `  allot live serve --help`,
 	}
-	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd())
+	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd(), newLiveExportCmd())
 	return cmd
 }
 
@@ -225,7 +225,7 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "state directory (default ~/.local/share/allot)")
 	cmd.Flags().DurationVar(&poll, "poll", 50*time.Millisecond, "how often to look for ended runs")
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve read-only Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve a read-only dashboard on / and Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
 	return cmd
 }
 
@@ -292,9 +292,10 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 		defer hl.Close()
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
+		mux.Handle("GET /{$}", live.Dashboard(c, dashboardPage))
 		hs := &http.Server{Handler: mux}
 		go func() { _ = hs.Serve(hl) }()
-		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: metrics on http://%s/metrics\n", hl.Addr())
+		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: dashboard on http://%s/ and metrics on /metrics\n", hl.Addr())
 	}
 	stop := make(chan struct{})
 	go func() { errc <- c.Loop(stop, poll) }()

@@ -271,9 +271,10 @@ func heldOn(acc, perNode int) float64 {
 }
 
 // Bucket is a report bucket for a history of now seconds: a round width
-// giving at most about 120 buckets.
+// giving at most about 120 buckets (no less than a second: reports
+// write durations in whole seconds).
 func Bucket(now float64) float64 {
-	for _, b := range []float64{0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200} {
+	for _, b := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200} {
 		if now/b <= 120 {
 			return b
 		}

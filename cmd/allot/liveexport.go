@@ -26,7 +26,7 @@ simulation writes: summary.json, jobs.parquet, timeseries.parquet,
 report.md and report.html, as allot sim --out does. Times are seconds from
 the daemon's first start; jobs still running are cut off at the moment of
 the export. Only the daemon's admins may read the whole history.`,
-		Example: `  allot live export out/live && allot report out/live`,
+		Example:     `  allot live export out/live && allot report out/live`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -11,9 +11,12 @@ import (
 // cmd/allot makes it with the reports package, which live may not import.
 type Page func(w io.Writer, h *History, o Overview) error
 
-// Dashboard serves the read-only dashboard at / of the --http address.
+// Dashboard serves the read-only dashboard: the page at /, and an empty
+// answer for the icon browsers ask for, so that they log no error.
 func Dashboard(c *Controller, page Page) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		h, err := c.History()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -27,6 +30,7 @@ func Dashboard(c *Controller, page Page) http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write(b.Bytes())
 	})
+	return mux
 }
 
 // history answers GET /v1/history, for the machine's admins only: it

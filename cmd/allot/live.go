@@ -292,7 +292,7 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 		defer hl.Close()
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
-		mux.Handle("GET /{$}", live.Dashboard(c, dashboardPage))
+		mux.Handle("GET /", live.Dashboard(c, dashboardPage))
 		hs := &http.Server{Handler: mux}
 		go func() { _ = hs.Serve(hl) }()
 		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: dashboard on http://%s/ and metrics on /metrics\n", hl.Addr())

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -16,7 +17,9 @@ import (
 // directories are left out: the history is read by people who may not read
 // every job's logs.
 type History struct {
-	Now             float64             `json:"now"` // controller seconds
+	Name            string              `json:"name"`   // the config's
+	Policy          string              `json:"policy"` // its policy kind
+	Now             float64             `json:"now"`    // controller seconds
 	Types           []workload.TypeInfo `json:"types"`
 	Teams           []workload.TeamInfo `json:"teams"`
 	PriorityClasses []string            `json:"priority_classes"` // [0] is ""
@@ -31,9 +34,9 @@ func (c *Controller) History() (*History, error) {
 	if err := c.flush(); err != nil {
 		return nil, err
 	}
-	h := &History{Now: c.now(), PriorityClasses: []string{""}}
+	h := &History{Name: c.cfg.Name, Policy: c.cfg.Policy, Now: c.now(), PriorityClasses: []string{""}}
 	for _, fd := range c.cfg.Flavors {
-		ti := workload.TypeInfo{Name: fd.Name, Accelerators: fd.PerNode}
+		ti := workload.TypeInfo{Name: fd.Name, Accelerators: fd.PerNode, PricePerHour: fd.PricePerHour, Priced: fd.Priced}
 		if fd.PerNode > 0 {
 			ti.Nodes = len(fd.Devices) / fd.PerNode
 		}
@@ -102,7 +105,7 @@ func (h *History) Records(sink workload.Sink, bucket float64) error {
 	if bucket <= 0 {
 		bucket = Bucket(h.Now)
 	}
-	info := &workload.RunInfo{Scenario: "live", Policy: "live", Horizon: h.Now, Bucket: bucket,
+	info := &workload.RunInfo{Scenario: cmp.Or(h.Name, "live"), Policy: cmp.Or(h.Policy, "live"), Horizon: h.Now, Bucket: bucket,
 		Types: h.Types, Teams: h.Teams, PriorityClasses: h.PriorityClasses, Live: true}
 	if err := sink.Begin(info); err != nil {
 		return err

@@ -70,7 +70,7 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 		return nil, nil, badInput(err)
 	}
 	built := s.Build()
-	cfg := &live.Config{Model: built.Model, Priorities: map[string]int32{"": 0},
+	cfg := &live.Config{Name: s.Name, Policy: s.Policy.Kind, Model: built.Model, Priorities: map[string]int32{"": 0},
 		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
 	for _, t := range s.Teams {
 		cfg.Teams = append(cfg.Teams, t.Name)
@@ -85,7 +85,7 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 	}
 	next := 0
 	for f, t := range built.Flavors {
-		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators}
+		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators, PricePerHour: t.PricePerHour, Priced: t.Priced}
 		if ids, ok := found[t.Name]; ok {
 			fd.Devices = ids
 		} else {

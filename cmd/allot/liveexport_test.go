@@ -90,6 +90,9 @@ func TestLiveExportRendersTheSameReportAsASimulationFromRealHistory(t *testing.T
 	if s.Preemptions != 1 || s.ByTeam["research"].Preemptions != 1 || s.ByTeam["prod"].Preemptions != 0 {
 		t.Errorf("preemptions %d (research %d, prod %d), want 1 of research's", s.Preemptions, s.ByTeam["research"].Preemptions, s.ByTeam["prod"].Preemptions)
 	}
+	if s.Scenario != "live-two-teams" || s.Policy != "quota" || s.Cost.USD <= 0 {
+		t.Errorf("run %q, policy %q, cost $%g: want the config's name, its policy kind, and its price", s.Scenario, s.Policy, s.Cost.USD)
+	}
 	if s.Capacity.Accelerators != 4 || len(data.Teams) != 2 {
 		t.Errorf("fleet of %d accelerators and teams %v, want 4 and research, prod", s.Capacity.Accelerators, data.Teams)
 	}

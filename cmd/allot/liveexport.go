@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/reports"
@@ -72,11 +73,14 @@ func dashboardPage(w io.Writer, h *live.History, o live.Overview) error {
 	for _, t := range o.Teams {
 		pending, running, preempted = pending+t.Pending, running+t.Running, preempted+t.Preempted
 	}
-	now := [][2]string{
+	now := reports.Now{Tiles: [][2]string{
 		{"devices in use now", fmt.Sprintf("%d / %d (%.0f%%)", o.InUse, o.Devices, 100*o.Utilization)},
 		{"pending / running / preempted now", fmt.Sprintf("%d / %d / %d", pending, running, preempted)},
-		{"wait, mean (submit to first start)", reports.FmtDuration(o.MeanWaitS)},
-		{"runtime, mean (first start to end)", reports.FmtDuration(o.MeanRuntimeS)},
+	}}
+	now.Teams = [][]string{{"team", "quota", "allocated", "borrowed", "lent", "pending", "running", "preempted"}}
+	for _, t := range o.Teams {
+		now.Teams = append(now.Teams, []string{t.Team, strconv.Itoa(t.Quota), strconv.Itoa(t.Allocated), strconv.Itoa(t.Borrowed),
+			strconv.Itoa(t.Lent), strconv.Itoa(t.Pending), strconv.Itoa(t.Running), strconv.Itoa(t.Preempted)})
 	}
 	return reports.WriteDashboard(w, col.Data(), "allot live", now, 5)
 }

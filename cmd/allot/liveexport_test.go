@@ -165,7 +165,7 @@ func TestDashboardRendersInHeadlessChromiumWithoutConsoleErrors(t *testing.T) {
 	if !strings.Contains(html, `http-equiv="refresh"`) {
 		t.Error("the dashboard does not reload itself")
 	}
-	for _, want := range []string{"pending / running / preempted now", "0 / 1 / 0", "wait, mean", "runtime, mean", "research", "prod"} {
+	for _, want := range []string{"pending / running / preempted now", "0 / 1 / 0", "wait, all jobs: mean", "runtime, mean", "team research now", "team prod now", "borrowed"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the dashboard does not show %q", want)
 		}

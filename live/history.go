@@ -27,8 +27,29 @@ type History struct {
 	Events          []Event             `json:"events"`
 }
 
-// History reads the store's history as of now.
+// History reads the store's history as of now. The events are read after
+// the controller is let go, so a long history does not hold up scheduling;
+// what happened after now is left out.
 func (c *Controller) History() (*History, error) {
+	h, err := c.historyHead()
+	if err != nil {
+		return nil, err
+	}
+	evs, err := c.store.Events("")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range evs {
+		if e.Time <= h.Now {
+			h.Events = append(h.Events, e)
+		}
+	}
+	return h, nil
+}
+
+// historyHead is the fleet and the jobs as of now, with every event up to
+// now in the store.
+func (c *Controller) historyHead() (*History, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.flush(); err != nil {
@@ -73,11 +94,6 @@ func (c *Controller) History() (*History, error) {
 		j.Command, j.Dir = nil, ""
 		h.Jobs = append(h.Jobs, j)
 	}
-	evs, err := c.store.Events("")
-	if err != nil {
-		return nil, err
-	}
-	h.Events = evs
 	return h, nil
 }
 

@@ -178,7 +178,8 @@ func newLiveCmd() *cobra.Command {
 		Long: `Live mode runs the policy core the simulator uses on real processes: a
 daemon (allot live serve) keeps a durable queue in its data directory and
 starts, preempts and restarts jobs; allot submit, jobs, describe, cancel and
-logs talk to it over its Unix socket.`,
+logs talk to it over its Unix socket, and allot live export writes its
+history as a run directory that allot report renders.`,
 		Example: `  allot live serve --help`,
 	}
 	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd(), newLiveExportCmd())

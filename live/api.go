@@ -84,6 +84,7 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Content-Type", "application/yaml")
 		_, _ = w.Write(data)
 	})
+	mux.HandleFunc("GET /v1/history", s.history)
 	mux.HandleFunc("GET /v1/overview", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONResp(w, http.StatusOK, s.C.Overview())
 	})

@@ -45,6 +45,11 @@ type FlavorDevices struct {
 	Name    string
 	PerNode int
 	Devices []string
+
+	// PricePerHour (USD per node-hour, when Priced) prices the history's
+	// report as a simulation's is priced.
+	PricePerHour float64
+	Priced       bool
 }
 
 // Config is what a controller schedules with; cmd/allot builds it from a
@@ -58,6 +63,9 @@ type Config struct {
 	// GracePeriod is the time between the stop signal and the kill.
 	GracePeriod time.Duration
 	MaxRetries  int // preemptions before a job fails; -1 = unlimited
+
+	// Name and Policy name the config and its policy kind in the history.
+	Name, Policy string
 }
 
 // Job is one job, as stored.

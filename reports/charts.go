@@ -30,14 +30,20 @@ const (
 func days(t float64) float64 { return t / 86400 }
 
 // clock is the unit of a time axis: days, or hours for runs shorter than
-// three days, so ticks stay whole numbers.
+// three days (minutes, seconds for a live history of minutes), so ticks
+// stay whole numbers.
 type clock struct {
 	unit float64 // seconds
 	name string
 }
 
 func clockFor(horizon float64) clock {
-	if horizon < 3*86400 {
+	switch {
+	case horizon < 180:
+		return clock{1, "second"}
+	case horizon < 3*3600:
+		return clock{60, "minute"}
+	case horizon < 3*86400:
 		return clock{3600, "hour"}
 	}
 	return clock{86400, "day"}

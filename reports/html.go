@@ -22,6 +22,7 @@ type page struct {
 	Charts     []Chart
 	Notes      []string
 	Fidelity   []string
+	Refresh    int // seconds between reloads of a live page; 0 = none
 }
 
 type objectiveLine struct {
@@ -137,6 +138,7 @@ const htmlTemplate = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
+{{if .Refresh}}<meta http-equiv="refresh" content="{{.Refresh}}">{{end}}
 <style>
 body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:18px 32px}

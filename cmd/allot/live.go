@@ -70,7 +70,7 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 		return nil, nil, badInput(err)
 	}
 	built := s.Build()
-	cfg := &live.Config{Model: built.Model, Priorities: map[string]int32{"": 0},
+	cfg := &live.Config{Name: s.Name, Policy: s.Policy.Kind, Model: built.Model, Priorities: map[string]int32{"": 0},
 		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
 	for _, t := range s.Teams {
 		cfg.Teams = append(cfg.Teams, t.Name)
@@ -85,7 +85,7 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 	}
 	next := 0
 	for f, t := range built.Flavors {
-		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators}
+		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators, PricePerHour: t.PricePerHour, Priced: t.Priced}
 		if ids, ok := found[t.Name]; ok {
 			fd.Devices = ids
 		} else {
@@ -178,10 +178,11 @@ func newLiveCmd() *cobra.Command {
 		Long: `Live mode runs the policy core the simulator uses on real processes: a
 daemon (allot live serve) keeps a durable queue in its data directory and
 starts, preempts and restarts jobs; allot submit, jobs, describe, cancel and
-logs talk to it over its Unix socket.`,
+logs talk to it over its Unix socket, and allot live export writes its
+history as a run directory that allot report renders.`,
 		Example: `  allot live serve --help`,
 	}
-	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd())
+	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd(), newLiveExportCmd())
 	return cmd
 }
 
@@ -225,7 +226,7 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "state directory (default ~/.local/share/allot)")
 	cmd.Flags().DurationVar(&poll, "poll", 50*time.Millisecond, "how often to look for ended runs")
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve read-only Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve a read-only dashboard on / and Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
 	return cmd
 }
 
@@ -292,9 +293,10 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 		defer hl.Close()
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
+		mux.Handle("GET /", live.Dashboard(c, dashboardPage))
 		hs := &http.Server{Handler: mux}
 		go func() { _ = hs.Serve(hl) }()
-		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: metrics on http://%s/metrics\n", hl.Addr())
+		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: dashboard on http://%s/ and metrics on /metrics\n", hl.Addr())
 	}
 	stop := make(chan struct{})
 	go func() { errc <- c.Loop(stop, poll) }()

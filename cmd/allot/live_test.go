@@ -27,9 +27,16 @@ type daemon struct {
 	root    string
 	trainSh string
 	env     []string // extra environment for the daemon
+	args    []string // extra flags for live serve
 }
 
 func newDaemon(t *testing.T, cfg string, env ...string) *daemon {
+	t.Helper()
+	return newDaemonWith(t, cfg, nil, env...)
+}
+
+// newDaemonWith starts a daemon with extra live serve flags.
+func newDaemonWith(t *testing.T, cfg string, args []string, env ...string) *daemon {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "allot-live") // short: a socket path has a length limit
 	if err != nil {
@@ -37,7 +44,7 @@ func newDaemon(t *testing.T, cfg string, env ...string) *daemon {
 	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	d := &daemon{t: t, cfg: cfg, dir: dir, sock: filepath.Join(dir, "allot.sock"), root: root,
-		trainSh: filepath.Join(root, "docs", "examples", "train.sh"), env: env}
+		trainSh: filepath.Join(root, "docs", "examples", "train.sh"), env: env, args: args}
 	t.Cleanup(func() {
 		d.kill9()
 		killRuns(dir)
@@ -59,6 +66,7 @@ func (d *daemon) start() {
 	}
 	_ = os.Remove(d.sock)
 	d.cmd = exec.Command(bin, "live", "serve", "--config", d.cfg, "--data-dir", d.dir, "--poll", "20ms")
+	d.cmd.Args = append(d.cmd.Args, d.args...)
 	d.cmd.Env = append(append(os.Environ(), docCLIEnv+"=1"), d.env...)
 	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
 	if err := d.cmd.Start(); err != nil {

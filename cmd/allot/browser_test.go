@@ -54,19 +54,26 @@ func colouredPixels(img image.Image) int {
 // browser starts headless Chromium, offline; the context ends with the test.
 func browser(t *testing.T) (context.Context, context.CancelFunc) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	tctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	stop := func() { cancelT(); cancel(); cancelA() }
-	if err := chromedp.Do(tctx); err != nil { // start the browser
+	// A browser that dies while starting (a busy machine, a full /dev/shm)
+	// is tried again: the tests are about the pages, not the start-up.
+	var err error
+	for try := 1; try <= 3; try++ {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU,
+			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(actx)
+		tctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+		stop := func() { cancelT(); cancel(); cancelA() }
+		if err = chromedp.Do(tctx); err == nil { // start the browser
+			return tctx, stop
+		}
 		stop()
-		t.Fatal(err)
+		t.Logf("headless Chromium did not start (try %d of 3): %v", try, err)
 	}
-	return tctx, stop
+	t.Fatal(err)
+	return nil, nil
 }
 
 // checkReportInBrowser opens a report in headless Chromium, fails on

@@ -45,8 +45,9 @@ The simulation is run with no restore time and no checkpoint save time, as
 the sleeping jobs have; scenarios with node failures, timeline changes,
 backfill, several speeds or fractional accelerators are refused. Exit 1
 when they disagree.`,
-		Example: `  allot live replay scenarios/live/replay-two-teams.yaml --speedup 3600`,
-		Args:    cobra.ExactArgs(1),
+		Example:     `  allot live replay scenarios/live/replay-two-teams.yaml --speedup 3600`,
+		Annotations: map[string]string{needsDaemon: "starts one and runs for minutes"},
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if speedup <= 0 {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--speedup K is required and must be positive"}
@@ -243,8 +244,8 @@ func fleetAccelerators(s *scenarios.Scenario) float64 {
 // simCollector keeps the decisions of a simulation.
 type simCollector struct {
 	d       replaySide
-	index   map[string]int  // job id -> index
-	seqJob  map[int64]int   // sim seq -> index, learnt from submit order
+	index   map[string]int // job id -> index
+	seqJob  map[int64]int  // sim seq -> index, learnt from submit order
 	started map[int64]float64
 	next    int
 }

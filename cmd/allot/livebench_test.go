@@ -30,7 +30,7 @@ func newBenchDaemon(b *testing.B) *benchDaemon {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Setenv(docCLIEnv, "1") // the shims this test binary starts act as allot
+	b.Setenv(docCLIEnv, "1")                    // the shims this test binary starts act as allot
 	dir, err := os.MkdirTemp("", "allot-bench") // short: a socket path has a length limit
 	if err != nil {
 		b.Fatal(err)

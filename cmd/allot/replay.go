@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -71,6 +72,20 @@ when they disagree.`,
 				}
 				defer os.RemoveAll(dir)
 			}
+			// Interrupted, it ends the runs it started and leaves no
+			// temporary directory behind.
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			go func() {
+				if _, ok := <-sigs; ok {
+					killReplayRuns(dir)
+					if dataDir == "" {
+						os.RemoveAll(dir)
+					}
+					os.Exit(130)
+				}
+			}()
 			if pm := s.Policy.Preemption; pm.Restore != 0 || pm.CheckpointSave != 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: simulating with policy.preemption restore and checkpoint_save 0s (not %gs and %gs): the replay's jobs save and resume at once\n", pm.Restore, pm.CheckpointSave)
 			}

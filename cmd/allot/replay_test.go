@@ -14,12 +14,12 @@ import (
 )
 
 // About 30 jobs of two teams on 8 devices, research borrowing and prod
-// reclaiming, run by real processes 1,800 times faster than their times:
+// reclaiming, run by real processes 1,200 times faster than their times:
 // the live daemon takes the simulator's decisions in the simulator's order
 // and uses the devices as much, within 2 percentage points.
 func TestLiveReplayTakesTheSimulatorsDecisionsInItsOrder(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs real processes for about 20 s")
+		t.Skip("runs real processes for about 25 s")
 	}
 	bin, err := os.Executable()
 	if err != nil {
@@ -32,7 +32,7 @@ func TestLiveReplayTakesTheSimulatorsDecisionsInItsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.CommandContext(ctx, bin, "live", "replay", filepath.Join("testdata", "replay-small.yaml"), "--speedup", "1800", "--data-dir", dir)
+	cmd := exec.CommandContext(ctx, bin, "live", "replay", filepath.Join("testdata", "replay-small.yaml"), "--speedup", "1200", "--data-dir", dir)
 	cmd.Env = append(os.Environ(), docCLIEnv+"=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

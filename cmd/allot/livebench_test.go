@@ -127,6 +127,7 @@ func BenchmarkLiveSubmitToProcessStart(b *testing.B) {
 // through the API, one after another (target under 10 s), each a
 // whole-machine job, so the first runs and the other 999 wait in order.
 func BenchmarkLive1000Submits(b *testing.B) {
+	var took []float64
 	for b.Loop() {
 		b.StopTimer()
 		d := newBenchDaemon(b)
@@ -136,7 +137,7 @@ func BenchmarkLive1000Submits(b *testing.B) {
 		for range 1000 {
 			d.submit(b, cl, 4, "sleep", "60")
 		}
-		b.ReportMetric(time.Since(t0).Seconds(), "s/1000-submits")
+		took = append(took, time.Since(t0).Seconds())
 		b.StopTimer()
 		vs := d.c.Jobs(-1)
 		for i, v := range vs {
@@ -154,4 +155,6 @@ func BenchmarkLive1000Submits(b *testing.B) {
 		d.stop()
 		b.StartTimer()
 	}
+	slices.Sort(took)
+	b.ReportMetric(took[len(took)/2], "s/1000-submits-p50")
 }

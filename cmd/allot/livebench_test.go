@@ -66,6 +66,11 @@ func newBenchDaemon(b *testing.B) *benchDaemon {
 		<-done
 		killRuns(dir)
 		store.Close()
+		// Killed runs' shims still write their ends for a moment.
+		for i := 0; i < 50 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
 		os.RemoveAll(dir)
 	}
 	return d

@@ -69,6 +69,12 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 	if err != nil {
 		return nil, nil, badInput(err)
 	}
+	return liveConfigOf(s, found), s.Live, nil
+}
+
+// liveConfigOf is a loaded scenario's controller configuration; found
+// holds discovered devices by instance type (nil: all declared).
+func liveConfigOf(s *scenarios.Scenario, found map[string][]string) *live.Config {
 	built := s.Build()
 	cfg := &live.Config{Name: s.Name, Policy: s.Policy.Kind, Model: built.Model, Priorities: map[string]int32{"": 0},
 		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
@@ -96,7 +102,7 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 		}
 		cfg.Flavors = append(cfg.Flavors, fd)
 	}
-	return cfg, s.Live, nil
+	return cfg
 }
 
 // discoveredFleet is the fleet section of this machine's GPUs: one node
@@ -183,6 +189,7 @@ history as a run directory that allot report renders.`,
 		Example: `  allot live serve --help`,
 	}
 	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd(), newLiveExportCmd())
+	cmd.AddCommand(newReplayCmd(), newSleepJobCmd())
 	return cmd
 }
 

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// About 30 jobs of two teams on 8 devices, research borrowing and prod
+// reclaiming, run by real processes 1,200 times faster than their times:
+// the live daemon takes the simulator's decisions in the simulator's order
+// and uses the devices as much, within 2 percentage points.
+func TestLiveReplayTakesTheSimulatorsDecisionsInItsOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real processes for about 25 s")
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "allot-replay") // short: a socket path has a length limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.CommandContext(ctx, bin, "live", "replay", filepath.Join("testdata", "replay-small.yaml"), "--speedup", "1200", "--data-dir", dir)
+	cmd.Env = append(os.Environ(), docCLIEnv+"=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	killRuns(dir)
+	if err != nil {
+		t.Fatalf("allot live replay: %v\n%s%s", err, out.String(), errb.String())
+	}
+	text := out.String()
+	t.Log("\n" + text)
+	preempts := regexp.MustCompile(`sim: +(\d+) admissions, (\d+) preemptions`).FindStringSubmatch(text)
+	if preempts == nil {
+		t.Fatalf("no sim line in:\n%s", text)
+	}
+	if n, _ := strconv.Atoi(preempts[2]); n < 2 {
+		t.Errorf("the sim preempted %d times: the scenario should reclaim borrowed devices a few times", n)
+	}
+	for _, want := range []string{"0 pairs out of order, 0 only in sim, 0 only live", "live and sim agree"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// What the simulator would model and the sleeping jobs cannot do is
+// refused, naming the setting, before any daemon starts.
+func TestLiveReplayRefusesWhatALiveRunCannotFollow(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "replay-small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, from, to, want string }{
+		{"node failures", "  nodes:\n", "  failures: {node_mtbf: 100h, repair_time: 1h}\n  nodes:\n", "fleet.failures"},
+		{"backfill", "  reclaim: any\n", "  reclaim: any\n  backfill: true\n", "policy.backfill"},
+		{"fractional accelerators", "accelerators: 1, checkpoint", "accelerators: 0.5, checkpoint", "live jobs take whole devices"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(string(base), c.from, c.to, 1)
+			if text == string(base) {
+				t.Fatalf("%q not in the scenario", c.from)
+			}
+			p := filepath.Join(t.TempDir(), "s.yaml")
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var o, e bytes.Buffer
+			code := run([]string{"live", "replay", p, "--speedup", "1000"}, &o, &e)
+			if code != 2 || !strings.Contains(e.String(), c.want) {
+				t.Errorf("exit %d, stderr %q: want 2 and %q", code, e.String(), c.want)
+			}
+		})
+	}
+}
+
+// Two decisions the live run took in the other order are a near-tie when
+// the simulator took them within the daemon's latency of each other, and
+// a disagreement when further apart.
+func TestReplayExcusesOnlySwapsCloserThanTheLatency(t *testing.T) {
+	sim := &replaySide{cap: 1, list: []decision{{"admit", 0, 0}, {"admit", 1, 10}, {"admit", 2, 100}}}
+	lv := &replaySide{cap: 1, lat: 0.02, list: []decision{{"admit", 1, 10}, {"admit", 0, 11}, {"admit", 2, 100}}}
+	r := compareReplay(sim, lv, 1000) // 20 ms is 20 s of workload time
+	if r.nearTies != 1 || len(r.swapped) != 0 || !r.agree() {
+		t.Errorf("near-ties %d, swapped %v: want 1 and none", r.nearTies, r.swapped)
+	}
+	r = compareReplay(sim, lv, 100) // 2 s: 10 s apart is not a tie
+	if r.nearTies != 0 || len(r.swapped) != 1 || r.agree() {
+		t.Errorf("near-ties %d, swapped %v: want 0 and one", r.nearTies, r.swapped)
+	}
+	lv.list = lv.list[:2]
+	if r = compareReplay(sim, lv, 1000); len(r.missing) != 1 || r.agree() {
+		t.Errorf("missing %v: want job 2's admission", r.missing)
+	}
+}

@@ -38,7 +38,16 @@ func openParquetFile(path string) (*os.File, *parquet.File, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
+	var pf *parquet.File
+	err = parquetSafe(path, 0, func() (err error) {
+		pf, err = parquet.OpenFile(f, st.Size())
+		return err
+	})
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		f.Close()
+		return nil, nil, err
+	}
 	if err != nil {
 		f.Close()
 		return nil, nil, &FieldError{File: path, Reason: fmt.Sprintf("not a readable Parquet file: %v", err), Err: err}
@@ -83,7 +92,15 @@ func (t *parquetTrace) Next() (Job, error) {
 			if t.done {
 				return Job{}, io.EOF
 			}
-			n, err := t.r.ReadRows(t.rows)
+			var n int
+			err := parquetSafe(t.name, t.row+1, func() (err error) {
+				n, err = t.r.ReadRows(t.rows)
+				return err
+			})
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				return Job{}, err
+			}
 			t.n, t.i = n, 0
 			if errors.Is(err, io.EOF) {
 				t.done = true
@@ -202,7 +219,15 @@ func (t *parquetTrace) parse(row parquet.Row) (Job, error) {
 }
 
 // parquetSubmitSorted reads only the submit_time column.
-func parquetSubmitSorted(path string) (bool, error) {
+func parquetSubmitSorted(path string) (sorted bool, err error) {
+	err = parquetSafe(path, 0, func() (err error) {
+		sorted, err = submitSorted(path)
+		return err
+	})
+	return sorted, err
+}
+
+func submitSorted(path string) (bool, error) {
 	f, pf, err := openParquetFile(path)
 	if err != nil {
 		return false, err
@@ -353,4 +378,16 @@ func (w *parquetTraceWriter) Close() error {
 		return err
 	}
 	return w.f.Close()
+}
+
+// parquetSafe runs fn and turns a panic inside parquet-go into an error
+// naming the file (and the row, when > 0): the library trusts a file's
+// offsets, and a corrupt file is bad input, not a crash.
+func parquetSafe(path string, row int, fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &FieldError{File: path, Line: row, Unit: "row", Reason: fmt.Sprintf("not a readable Parquet file: %v", r)}
+		}
+	}()
+	return fn()
 }

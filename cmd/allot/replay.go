@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -419,7 +420,7 @@ func liveDecisions(progress io.Writer, s *scenarios.Scenario, jobs []workload.Jo
 	}
 	slices.SortStableFunc(evs, func(a, b ev) int {
 		if a.T != b.T {
-			return cmpFloat(a.T, b.T)
+			return cmp.Compare(a.T, b.T)
 		}
 		return a.seq - b.seq
 	})
@@ -427,16 +428,6 @@ func liveDecisions(progress io.Writer, s *scenarios.Scenario, jobs []workload.Jo
 		d.list = append(d.list, e.decision)
 	}
 	return d, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // killReplayRuns ends any run still going when the replay stops early.

@@ -45,6 +45,11 @@ type FlavorDevices struct {
 	Name    string
 	PerNode int
 	Devices []string
+	// Kind says how a job is shown its devices (see DeviceEnv): KindNVIDIA,
+	// KindNeuron, or "" for declared devices.
+	Kind string
+	// Cores are a Neuron device's NeuronCore ids, by device.
+	Cores map[string][]int
 
 	// PricePerHour (USD per node-hour, when Priced) prices the history's
 	// report as a simulation's is priced.
@@ -92,16 +97,21 @@ type Job struct {
 	Ended              *time.Time `json:"ended,omitempty"`
 	Preemptions        int        `json:"preemptions"`
 	// Run numbers the job's runs from 1; the restart count is Run-1.
-	Run        int      `json:"run"`
-	Order      float64  `json:"order"` // queue position, kept across preemptions
-	Flavor     int      `json:"flavor"`
-	Nodes      []int32  `json:"nodes,omitempty"`
-	Devices    []string `json:"devices,omitempty"`
+	Run     int      `json:"run"`
+	Order   float64  `json:"order"` // queue position, kept across preemptions
+	Flavor  int      `json:"flavor"`
+	Nodes   []int32  `json:"nodes,omitempty"`
+	Devices []string `json:"devices,omitempty"`
+	// DeviceEnv shows the run its devices (CUDA_VISIBLE_DEVICES=...).
+	DeviceEnv  []string `json:"device_env,omitempty"`
 	AdmittedAt float64  `json:"admitted_at"`
-	RunStart   float64  `json:"run_start"`
-	Stopping   string   `json:"stopping,omitempty"`
-	KillAt     float64  `json:"kill_at,omitempty"`
-	PreemptBy  string   `json:"preempt_by,omitempty"`
+	// RunAdmitted is when the current run was admitted, on the wall clock:
+	// the job sees it as ALLOT_ADMITTED_AT.
+	RunAdmitted *time.Time `json:"run_admitted,omitempty"`
+	RunStart    float64    `json:"run_start"`
+	Stopping    string     `json:"stopping,omitempty"`
+	KillAt      float64    `json:"kill_at,omitempty"`
+	PreemptBy   string     `json:"preempt_by,omitempty"`
 	// PendingSince is when it last started waiting (controller seconds).
 	PendingSince float64 `json:"pending_since"`
 }
@@ -158,6 +168,14 @@ type Controller struct {
 	pending []Event
 	dirty   map[*Job]bool
 	obs     Observer
+	version uint64 // counts flushes: what was written changes only with it
+}
+
+// Version changes whenever the controller writes to its store.
+func (c *Controller) Version() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
 }
 
 // Observer hears of decisions as they are carried out (metrics).
@@ -286,6 +304,7 @@ func (c *Controller) flush() error {
 		jobs = append(jobs, j)
 	}
 	err := c.store.Save(jobs, c.pending)
+	c.version++
 	c.pending = c.pending[:0]
 	clear(c.dirty)
 	return err
@@ -409,7 +428,7 @@ func (c *Controller) finish(r *rt, state, reason string, code *int) {
 	j.State, j.Reason, j.ExitCode = state, reason, code
 	t := c.clock.Now().UTC()
 	j.Ended = &t
-	j.Devices, j.Nodes, j.Stopping, j.KillAt = nil, nil, "", 0
+	j.Devices, j.DeviceEnv, j.Nodes, j.Stopping, j.KillAt = nil, nil, nil, "", 0
 	c.event(j, state, reason)
 	delete(c.byW, r.w)
 	r.w = nil
@@ -419,7 +438,7 @@ func (c *Controller) requeue(r *rt, state, reason string, now float64) {
 	j := r.j
 	c.core.Requeue(r.w, now)
 	j.State, j.Reason, j.PendingSince = state, reason, now
-	j.Devices, j.Nodes, j.Stopping, j.KillAt, j.Flavor = nil, nil, "", 0, -1
+	j.Devices, j.DeviceEnv, j.Nodes, j.Stopping, j.KillAt, j.Flavor = nil, nil, nil, "", 0, -1
 	c.dirty[j] = true
 }
 
@@ -436,12 +455,14 @@ func (c *Controller) schedule() {
 		j.Flavor = a.W.Flavor()
 		j.Nodes = append([]int32(nil), a.W.Nodes()...)
 		j.Devices = c.devicesFor(j, a.W)
+		j.DeviceEnv = c.cfg.Flavors[j.Flavor].DeviceEnv(j.Devices)
 		j.AdmittedAt, j.RunStart = now, now
 		a.W.RunStart = now
 		j.Run++
 		j.State, j.Reason, j.Stopping = StateRunning, "", ""
+		t := c.epoch.Add(time.Duration(now * 1e9)).UTC()
+		j.RunAdmitted = &t
 		if j.Started == nil {
-			t := c.clock.Now().UTC()
 			j.Started = &t
 		}
 		how := fmt.Sprintf("run %d on %s devices [%s]", j.Run, c.cfg.Flavors[j.Flavor].Name, strings.Join(j.Devices, ","))

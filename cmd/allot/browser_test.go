@@ -90,23 +90,7 @@ func checkReportInBrowser(t *testing.T, page string, wantCharts int) {
 	}
 	tctx, cancelT := browser(t)
 	defer cancelT()
-	messages := chromedp.Console(tctx)
-	var mu sync.Mutex
-	var problems []string
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				mu.Lock()
-				problems = append(problems, fmt.Sprintf("console %s: %s", m.Type, m))
-				mu.Unlock()
-			}
-		}
-	}()
+	consoleProblems := watchConsole(tctx)
 	abs, _ := filepath.Abs(page)
 	if err := chromedp.Do(tctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
 		t.Fatal(err)
@@ -122,29 +106,59 @@ func checkReportInBrowser(t *testing.T, page string, wantCharts int) {
 		os.WriteFile(strings.TrimSuffix(page, ".html")+"-screenshot.jpg", full, 0o644)
 	}
 	for i, n := range charts {
-		shot, err := chromedp.Run(tctx, chromedp.ScreenshotNodes([]*chromedp.Node{n}, 1))
-		if err != nil {
-			t.Fatalf("chart %d: %v", i, err)
-		}
-		img, err := png.Decode(bytes.NewReader(shot))
-		if err != nil {
-			t.Fatalf("chart %d: %v", i, err)
-		}
-		b := img.Bounds()
-		if b.Dx() < 300 || b.Dy() < 100 {
-			t.Errorf("chart %d is %dx%d pixels", i, b.Dx(), b.Dy())
-		}
-		if n := colouredPixels(img); n < 300 {
-			t.Errorf("chart %d looks blank (%d coloured pixels)", i, n)
-		}
+		checkChartDrawn(t, tctx, fmt.Sprintf("chart %d", i), n, true)
 	}
-	time.Sleep(200 * time.Millisecond) // let late console messages arrive
-	cancelT()
-	<-collected
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
+	for _, p := range consoleProblems(cancelT) {
 		t.Errorf("%s: %s", page, p)
+	}
+}
+
+// watchConsole collects a page's console errors and exceptions; the
+// function it returns waits for late ones, stops the tab and returns them.
+func watchConsole(tctx context.Context) func(stop func()) []string {
+	var mu sync.Mutex
+	var problems []string
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for m, err := range chromedp.Console(tctx) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				mu.Lock()
+				problems = append(problems, fmt.Sprintf("console %s: %s", m.Type, m))
+				mu.Unlock()
+			}
+		}
+	}()
+	return func(stop func()) []string {
+		time.Sleep(200 * time.Millisecond) // let late console messages arrive
+		stop()
+		<-collected
+		mu.Lock()
+		defer mu.Unlock()
+		return problems
+	}
+}
+
+// checkChartDrawn screenshots a chart and fails if it looks blank (or,
+// with sized, is smaller than 300x100 pixels).
+func checkChartDrawn(t *testing.T, tctx context.Context, name string, n *chromedp.Node, sized bool) {
+	t.Helper()
+	shot, err := chromedp.Run(tctx, chromedp.ScreenshotNodes([]*chromedp.Node{n}, 1))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if b := img.Bounds(); sized && (b.Dx() < 300 || b.Dy() < 100) {
+		t.Errorf("%s is %dx%d pixels", name, b.Dx(), b.Dy())
+	}
+	if n := colouredPixels(img); n < 300 {
+		t.Errorf("%s looks blank (%d coloured pixels)", name, n)
 	}
 }
 

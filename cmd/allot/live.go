@@ -54,15 +54,18 @@ func socketPath(flag string) string {
 
 // liveConfig turns a scenario (or policy file with a fleet) into the
 // controller's configuration; the fleet's devices are numbered from 0 in
-// the order of its types and nodes.
+// the order of its types and nodes. A file with no fleet gets this
+// machine's devices (NVIDIA GPUs, then Neuron devices).
 func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
-	var found map[string][]string // discovered: instance type -> device indexes
+	var found map[string]live.FlavorDevices
 	s, err := scenarios.LoadLive(path, func() (string, error) {
-		gpus, err := local.DiscoverNVIDIA(context.Background())
-		if err != nil {
-			return "", err
+		ctx := context.Background()
+		gpus, gerr := local.DiscoverNVIDIA(ctx)
+		neurons, nerr := local.DiscoverNeuron(ctx)
+		if len(gpus) == 0 && len(neurons) == 0 {
+			return "", fmt.Errorf("no accelerators found (%w; %w)", orNone(gerr, "nvidia-smi"), orNone(nerr, "neuron-ls"))
 		}
-		text, byType := discoveredFleet(gpus)
+		text, byType := discoveredFleet(gpus, neurons)
 		found = byType
 		return text, nil
 	})
@@ -72,9 +75,16 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 	return liveConfigOf(s, found), s.Live, nil
 }
 
+func orNone(err error, tool string) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s lists no devices", tool)
+}
+
 // liveConfigOf is a loaded scenario's controller configuration; found
 // holds discovered devices by instance type (nil: all declared).
-func liveConfigOf(s *scenarios.Scenario, found map[string][]string) *live.Config {
+func liveConfigOf(s *scenarios.Scenario, found map[string]live.FlavorDevices) *live.Config {
 	built := s.Build()
 	cfg := &live.Config{Name: s.Name, Policy: s.Policy.Kind, Model: built.Model, Priorities: map[string]int32{"": 0},
 		GracePeriod: time.Duration(s.Policy.Preemption.GracePeriod * float64(time.Second)), MaxRetries: s.Policy.Preemption.MaxRetries}
@@ -92,8 +102,8 @@ func liveConfigOf(s *scenarios.Scenario, found map[string][]string) *live.Config
 	next := 0
 	for f, t := range built.Flavors {
 		fd := live.FlavorDevices{Name: t.Name, PerNode: t.Accelerators, PricePerHour: t.PricePerHour, Priced: t.Priced}
-		if ids, ok := found[t.Name]; ok {
-			fd.Devices = ids
+		if d, ok := found[t.Name]; ok {
+			fd.Devices, fd.Kind, fd.Cores = d.Devices, d.Kind, d.Cores
 		} else {
 			for i := 0; i < t.Accelerators*max(0, built.Model.Flavors[f].Nodes); i++ {
 				fd.Devices = append(fd.Devices, strconv.Itoa(next))
@@ -105,34 +115,78 @@ func liveConfigOf(s *scenarios.Scenario, found map[string][]string) *live.Config
 	return cfg
 }
 
-// discoveredFleet is the fleet section of this machine's GPUs: one node
-// of one instance type per model (nvidia-<model>, e.g. nvidia-h100-80gb-hbm3),
-// with the devices' indexes by type.
-func discoveredFleet(gpus []local.GPU) (string, map[string][]string) {
-	byType := map[string][]string{}
+// discoveredFleet is the fleet section of this machine's devices: one node
+// of one instance type per GPU model (nvidia-<model>, e.g.
+// nvidia-h100-80gb-hbm3) and one for its Neuron devices (neuron-<family>,
+// e.g. neuron-trn1, one accelerator per device), with their devices.
+func discoveredFleet(gpus []local.GPU, neurons []local.NeuronDevice) (string, map[string]live.FlavorDevices) {
+	byType := map[string]live.FlavorDevices{}
 	var order []string
-	for _, g := range gpus {
-		name := "nvidia-" + strings.Trim(strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-				return r
-			}
-			return '-'
-		}, strings.ToLower(strings.TrimPrefix(g.Name, "NVIDIA "))), "-")
-		if _, ok := byType[name]; !ok {
+	add := func(name string, kind, dev string, cores []int) {
+		d, ok := byType[name]
+		if !ok {
 			order = append(order, name)
+			d.Kind = kind
 		}
-		byType[name] = append(byType[name], g.Index)
+		d.Devices = append(d.Devices, dev)
+		if cores != nil {
+			if d.Cores == nil {
+				d.Cores = map[string][]int{}
+			}
+			d.Cores[dev] = cores
+		}
+		byType[name] = d
+	}
+	accel := map[string]string{}
+	for _, g := range gpus {
+		model := slug(strings.TrimPrefix(g.Name, "NVIDIA "))
+		accel["nvidia-"+model] = model
+		add("nvidia-"+model, live.KindNVIDIA, g.Index, nil)
+	}
+	for _, n := range neurons {
+		family, chip := neuronFamily(n.InstanceType)
+		accel["neuron-"+family] = chip
+		add("neuron-"+family, live.KindNeuron, strconv.Itoa(n.Index), n.Cores)
 	}
 	var b strings.Builder
 	b.WriteString("instance_types:\n")
 	for _, n := range order {
-		fmt.Fprintf(&b, "  - {name: %s, accelerator: %s, accelerators: %d}\n", n, strings.TrimPrefix(n, "nvidia-"), len(byType[n]))
+		fmt.Fprintf(&b, "  - {name: %s, accelerator: %s, accelerators: %d}\n", n, accel[n], len(byType[n].Devices))
 	}
 	b.WriteString("nodes:\n")
 	for _, n := range order {
 		fmt.Fprintf(&b, "  - {type: %s, count: 1}\n", n)
 	}
 	return b.String(), byType
+}
+
+// slug lowers a model name to letters, digits and single dashes.
+func slug(s string) string {
+	return strings.Trim(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(s)), "-")
+}
+
+// neuronFamily names a Neuron machine's family (trn1 of trn1.32xlarge)
+// and its chip (trainium1); "device" and "neuron" when neuron-ls does not
+// say which instance it runs on.
+func neuronFamily(instanceType string) (family, chip string) {
+	family, _, _ = strings.Cut(instanceType, ".")
+	family = strings.TrimSuffix(family, "n") // trn1n is a trn1 with more network
+	switch family {
+	case "trn1":
+		return family, "trainium1"
+	case "trn2":
+		return family, "trainium2"
+	case "inf2":
+		return family, "inferentia2"
+	case "":
+		return "device", "neuron"
+	}
+	return slug(family), "neuron"
 }
 
 // liveAccess resolves the live section's users and groups to ids; nil
@@ -557,51 +611,4 @@ func followLogs(cmd *cobra.Command, c *live.Client, id, base string) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-func newTopCmd() *cobra.Command {
-	var socket string
-	var once bool
-	cmd := &cobra.Command{
-		Use:   "top [--once]",
-		Short: "The live machine at a glance: utilisation, teams, jobs (--once: one frame)",
-		Long: `Utilisation, and per team the devices allocated against its quota, borrowed
-from others' idle quota and lent to them, with its pending, running and
-preempted jobs; mean wait (submit to first start) and runtime. Refreshes
-every second until interrupted; --once prints one plain frame for scripts.`,
-		Example:     `  allot top --once`,
-		Annotations: map[string]string{needsDaemon: "talks to one"},
-		Args:        cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c := live.NewClient(socketPath(socket))
-			for {
-				var o live.Overview
-				if err := c.Do("GET", "/v1/overview", nil, &o); err != nil {
-					return clientErr(err)
-				}
-				if !once {
-					fmt.Fprint(cmd.OutOrStdout(), "\x1b[H\x1b[2J") // home, clear
-				}
-				printOverview(cmd, &o)
-				if once {
-					return nil
-				}
-				time.Sleep(time.Second)
-			}
-		},
-	}
-	cmd.Flags().BoolVar(&once, "once", false, "print one frame and exit")
-	addSocketFlag(cmd, &socket)
-	return cmd
-}
-
-func printOverview(cmd *cobra.Command, o *live.Overview) {
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "devices %d/%d in use (%.0f%%)   mean wait %.1fs   mean runtime %.1fs\n\n", o.InUse, o.Devices, 100*o.Utilization, o.MeanWaitS, o.MeanRuntimeS)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TEAM\tQUOTA\tALLOCATED\tBORROWED\tLENT\tPENDING\tRUNNING\tPREEMPTED")
-	for _, t := range o.Teams {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", t.Team, t.Quota, t.Allocated, t.Borrowed, t.Lent, t.Pending, t.Running, t.Preempted)
-	}
-	tw.Flush()
 }

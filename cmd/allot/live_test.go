@@ -368,6 +368,44 @@ func TestDaemonWithoutAFleetRunsOnTheGPUsNvidiaSmiLists(t *testing.T) {
 	}
 }
 
+// Without a fleet section on a Trainium machine, the daemon's devices are
+// those neuron-ls lists, one accelerator each, and a job is shown the
+// NeuronCores of the devices it was given.
+func TestDaemonWithoutAFleetRunsOnTheNeuronDevicesNeuronLsLists(t *testing.T) {
+	bin := t.TempDir()
+	ls := `#!/bin/sh
+cat <<'JSON'
+[{"neuron_device": 0, "nc_count": 2, "neuroncore_ids": [0, 1], "memory_size": 34359738368, "instance_type": "trn1.32xlarge"},
+ {"neuron_device": 1, "nc_count": 2, "neuroncore_ids": [2, 3], "memory_size": 34359738368, "instance_type": "trn1.32xlarge"},
+ {"neuron_device": 2, "nc_count": 2, "neuroncore_ids": [4, 5], "memory_size": 34359738368, "instance_type": "trn1.32xlarge"}]
+JSON
+`
+	smi := "#!/bin/sh\necho 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.' >&2\nexit 9\n"
+	for name, text := range map[string]string{"neuron-ls": ls, "nvidia-smi": smi} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "policy.yaml")
+	policy := "teams:\n  - {name: research, quota: {neuron-trn1: 3}}\npriority_classes: [{name: low, value: 1}]\npolicy: {kind: quota}\n"
+	if err := os.WriteFile(cfg, []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newDaemon(t, cfg, "PATH="+bin+":"+os.Getenv("PATH"))
+	out, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "2", "--", "sh", "-c", "echo cores=$NEURON_RT_VISIBLE_CORES cuda=$CUDA_VISIBLE_DEVICES")
+	if code != 0 {
+		t.Fatalf("submit: %d %s", code, errs)
+	}
+	id := strings.TrimSpace(out)
+	d.waitState(id, live.StateSucceeded, 10*time.Second)
+	if got := d.stdout(id); got != "cores=0-3 cuda=\n" {
+		t.Errorf("the job saw %q, want the NeuronCores of devices 0 and 1 (0-3) and no CUDA devices", got)
+	}
+	if _, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "4", "--", "true"); code != exitBadInput || !strings.Contains(errs, "this machine has 3") {
+		t.Errorf("4 of 3 discovered devices: exit %d %s", code, errs)
+	}
+}
+
 // live snapshot writes the daemon's state as a snapshot allot cycle reads,
 // and the cycle says of a waiting job what the daemon says.
 func TestLiveSnapshotGivesAllotCycleTheSameWhy(t *testing.T) {

@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"image/png"
 	"math"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -136,22 +133,7 @@ func TestDashboardRendersInHeadlessChromiumWithoutConsoleErrors(t *testing.T) {
 	url := "http://" + addr + "/"
 	tctx, stop := browser(t)
 	defer stop()
-	var mu sync.Mutex
-	var problems []string
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for m, err := range chromedp.Console(tctx) {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				mu.Lock()
-				problems = append(problems, fmt.Sprintf("console %s: %s", m.Type, m))
-				mu.Unlock()
-			}
-		}
-	}()
+	consoleProblems := watchConsole(tctx)
 	if err := chromedp.Do(tctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
 		t.Fatal(err)
 	}
@@ -184,24 +166,9 @@ func TestDashboardRendersInHeadlessChromiumWithoutConsoleErrors(t *testing.T) {
 			t.Errorf("chart %s: %d figures (%v), want 1", id, len(nodes), err)
 			continue
 		}
-		shot, err := chromedp.Run(tctx, chromedp.ScreenshotNodes(nodes, 1))
-		if err != nil {
-			t.Fatalf("chart %s: %v", id, err)
-		}
-		img, err := png.Decode(bytes.NewReader(shot))
-		if err != nil {
-			t.Fatalf("chart %s: %v", id, err)
-		}
-		if n := colouredPixels(img); n < 300 {
-			t.Errorf("chart %s looks blank (%d coloured pixels)", id, n)
-		}
+		checkChartDrawn(t, tctx, "chart "+id, nodes[0], false)
 	}
-	time.Sleep(200 * time.Millisecond) // let late console messages arrive
-	stop()
-	<-collected
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
+	for _, p := range consoleProblems(stop) {
 		t.Errorf("%s: %s", url, p)
 	}
 }

@@ -106,7 +106,7 @@ when they disagree.`,
 	cmd.Flags().StringVar(&policy, "policy", "", "policy kind or policy file to use instead of the scenario's")
 	cmd.Flags().Float64Var(&speedup, "speedup", 0, "run K times faster than the workload's times (required)")
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "the daemon's state directory (default: a temporary one, removed after)")
-	cmd.Flags().DurationVar(&poll, "poll", 5*time.Millisecond, "how often the daemon looks for ended runs")
+	cmd.Flags().DurationVar(&poll, "poll", time.Millisecond, "how often the daemon looks for ended runs")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/allot-sim/allot/scenarios"
@@ -16,6 +17,7 @@ type replayResult struct {
 	extra     []decision    // taken live, not in the sim
 	swapped   [][2]decision // in the other order live, further apart in the sim than the latency
 	nearTies  int           // pairs in the other order live, closer than the latency: excused
+	drift     []float64     // how far each matched live decision trailed the sim's (workload seconds), sorted
 	simUtil   float64       // percent, over the same window
 	liveUtil  float64
 	utilGap   float64 // percentage points
@@ -71,6 +73,10 @@ func compareReplay(sd, ld *replaySide, k float64) *replayResult {
 		r.extra = append(r.extra, ld.list[j])
 	}
 	window := ld.lat * k
+	for a, j := range both {
+		r.drift = append(r.drift, ld.list[j].T-sd.list[simIdx[a]].T)
+	}
+	slices.Sort(r.drift)
 	for a := range both {
 		for b := a + 1; b < len(both); b++ {
 			if both[b] > both[a] {
@@ -105,6 +111,11 @@ func printReplay(w io.Writer, s *scenarios.Scenario, jobs []workload.Job, k floa
 		1000*ld.lat, 1000*med, len(ld.lags), ld.lat*k)
 	fmt.Fprintf(w, "order: %d of %d decisions matched; %d near-ties excused, %d pairs out of order, %d only in sim, %d only live\n",
 		len(sd.list)-len(r.missing), len(sd.list), r.nearTies, len(r.swapped), len(r.missing), len(r.extra))
+	if n := len(r.drift); n > 0 {
+		// Each start late by the latency shortens the work a job does before
+		// a preemption, so lateness adds up along chains of jobs.
+		fmt.Fprintf(w, "drift: live decisions trailed the simulator's by %.0fs of workload time at the median, %.0fs at most\n", r.drift[n/2], r.drift[n-1])
+	}
 	fmt.Fprintf(w, "utilisation gap: %.2f percentage points (limit %g)\n", r.utilGap, utilGapLimit)
 	const most = 10
 	for i, d := range r.missing {

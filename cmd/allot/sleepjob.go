@@ -33,15 +33,20 @@ func newSleepJobCmd() *cobra.Command {
 			if err != nil || total < 0 {
 				return badInput(fmt.Errorf("sleepjob: %q is not a number of seconds", args[0]))
 			}
-			return sleepJob(os.Getenv("ALLOT_CHECKPOINT_DIR"), total)
+			start := time.Now()
+			if at, err := strconv.ParseFloat(os.Getenv("ALLOT_ADMITTED_AT"), 64); err == nil {
+				// Work counts from admission, as in the simulator: the
+				// process's own start-up is not the daemon's latency.
+				start = time.Unix(0, int64(at*1e9))
+			}
+			return sleepJob(os.Getenv("ALLOT_CHECKPOINT_DIR"), total, start)
 		},
 	}
 }
 
-func sleepJob(dir string, total float64) error {
+func sleepJob(dir string, total float64, start time.Time) error {
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
-	start := time.Now()
 	done := 0.0
 	if data, err := os.ReadFile(filepath.Join(dir, sleepDoneFile)); err == nil {
 		done, _ = strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
@@ -52,7 +57,7 @@ func sleepJob(dir string, total float64) error {
 		f.Close()
 	}
 	select {
-	case <-time.After(time.Duration(left * float64(time.Second))):
+	case <-time.After(time.Until(start.Add(time.Duration(left * float64(time.Second))))):
 		return nil
 	case <-term:
 		done += time.Since(start).Seconds()

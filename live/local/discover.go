@@ -2,8 +2,10 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,4 +56,61 @@ func ParseNvidiaSMI(out string) ([]GPU, error) {
 		gpus = append(gpus, GPU{Index: idx, Name: name, MemoryMiB: mib})
 	}
 	return gpus, nil
+}
+
+// NeuronDevice is one Trainium or Inferentia device neuron-ls reports,
+// with the NeuronCores (global ids) it holds.
+type NeuronDevice struct {
+	Index        int
+	Cores        []int
+	MemoryBytes  int64
+	InstanceType string // e.g. trn1.32xlarge, when neuron-ls knows it
+}
+
+// DiscoverNeuron lists this machine's Neuron devices through neuron-ls.
+func DiscoverNeuron(ctx context.Context) ([]NeuronDevice, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "neuron-ls", "--json-output").Output()
+	if err != nil {
+		return nil, fmt.Errorf("neuron-ls --json-output: %w", err)
+	}
+	return ParseNeuronLS(out)
+}
+
+// ParseNeuronLS reads `neuron-ls --json-output`: an array of devices with
+// neuron_device, nc_count and, on newer tools, neuroncore_ids (else the
+// cores are numbered on from the previous device's).
+func ParseNeuronLS(data []byte) ([]NeuronDevice, error) {
+	var raw []struct {
+		Device       *int   `json:"neuron_device"`
+		NCCount      *int   `json:"nc_count"`
+		CoreIDs      []int  `json:"neuroncore_ids"`
+		MemorySize   int64  `json:"memory_size"`
+		InstanceType string `json:"instance_type"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("neuron-ls --json-output: %w", err)
+	}
+	var out []NeuronDevice
+	next := 0
+	for i, r := range raw {
+		switch {
+		case r.Device == nil:
+			return nil, fmt.Errorf("neuron-ls --json-output: device [%d]: no neuron_device", i)
+		case r.NCCount == nil || *r.NCCount <= 0:
+			return nil, fmt.Errorf("neuron-ls --json-output: device [%d]: nc_count missing or not positive", i)
+		case r.CoreIDs != nil && len(r.CoreIDs) != *r.NCCount:
+			return nil, fmt.Errorf("neuron-ls --json-output: device [%d]: %d neuroncore_ids for nc_count %d", i, len(r.CoreIDs), *r.NCCount)
+		}
+		d := NeuronDevice{Index: *r.Device, Cores: r.CoreIDs, MemoryBytes: r.MemorySize, InstanceType: r.InstanceType}
+		if d.Cores == nil {
+			for c := range *r.NCCount {
+				d.Cores = append(d.Cores, next+c)
+			}
+		}
+		next = slices.Max(d.Cores) + 1
+		out = append(out, d)
+	}
+	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,16 +87,20 @@ func (b *Backend) Start(j *live.Job) error {
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		}
 	}
-	devs := strings.Join(j.Devices, ",")
 	out, errf := b.LogPaths(j.ID)
 	dir := j.Dir
 	if dir == "" {
 		dir = b.JobDir(j.ID)
 	}
-	spec := Spec{Command: j.Command, Dir: dir, Stdout: out, Stderr: errf, Env: []string{
-		"CUDA_VISIBLE_DEVICES=" + devs, "NEURON_RT_VISIBLE_CORES=" + devs,
-		"ALLOT_JOB_ID=" + j.ID, "ALLOT_CHECKPOINT_DIR=" + ck, "ALLOT_RESTART_COUNT=" + strconv.Itoa(max(0, j.Run-1)),
-	}}
+	spec := Spec{Command: j.Command, Dir: dir, Stdout: out, Stderr: errf, Env: append(slices.Clone(j.DeviceEnv),
+		"ALLOT_JOB_ID="+j.ID, "ALLOT_CHECKPOINT_DIR="+ck, "ALLOT_RESTART_COUNT="+strconv.Itoa(max(0, j.Run-1)),
+	)}
+	if j.RunAdmitted != nil {
+		// Unix seconds, as Slurm's SLURM_JOB_START_TIME: a job can tell how
+		// long it took to start.
+		t := j.RunAdmitted
+		spec.Env = append(spec.Env, fmt.Sprintf("ALLOT_ADMITTED_AT=%d.%09d", t.Unix(), t.Nanosecond()))
+	}
 	if os.Getuid() == 0 && j.UID > 0 {
 		gid, err := primaryGID(j.UID)
 		if err != nil {

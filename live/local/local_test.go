@@ -39,7 +39,8 @@ func TestLateShimDoesNotRunARunTheDaemonClaimed(t *testing.T) {
 // its devices, id, checkpoint dir and restart count.
 func TestShimRecordsExitCodeAndGivesTheJobItsEnvironment(t *testing.T) {
 	b := realShim(t)
-	j := &live.Job{ID: "7", Run: 2, Devices: []string{"1", "3"},
+	declared := &live.FlavorDevices{}
+	j := &live.Job{ID: "7", Run: 2, Devices: []string{"1", "3"}, DeviceEnv: declared.DeviceEnv([]string{"1", "3"}),
 		Command: []string{"sh", "-c", `echo "$CUDA_VISIBLE_DEVICES $NEURON_RT_VISIBLE_CORES $ALLOT_JOB_ID $ALLOT_RESTART_COUNT $ALLOT_CHECKPOINT_DIR"; exit 3`}}
 	if err := b.Start(j); err != nil {
 		t.Fatal(err)

@@ -15,11 +15,13 @@ build:
 
 # The whole suite: unit tests, parity cases, queueing theory, invariants on
 # every shipped scenario, the CLI end to end, the HTML report in headless
-# Chromium (installed once by scripts/ensure-chromium.sh).
+# Chromium (installed once by scripts/ensure-chromium.sh), live mode on a
+# real Kubernetes control plane (built once from the Go module proxy by
+# scripts/k8s/control-plane.sh into ~/.cache/allot: about 15 min cold).
 test: build
 	./scripts/ensure-chromium.sh
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN && $(GO) test -count=1 $(PKGS)
 	$(MAKE) fuzz-short
 
 # Runs each loader's fuzz target a few seconds: scenario, policy file,

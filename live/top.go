@@ -152,3 +152,44 @@ func lend(teams []TeamUsage) {
 		borrowed -= u.Lent
 	}
 }
+
+// Tally sums up jobs as Overview does, from their views: teams carry each
+// team's Quota; a running job holds its accelerators. Runtime is not in a
+// view, so MeanRuntimeS stays 0.
+func Tally(devices int, teams []TeamUsage, jobs []View) Overview {
+	o := Overview{Devices: devices, Teams: teams}
+	at := map[string]*TeamUsage{}
+	for i := range o.Teams {
+		at[o.Teams[i].Team] = &o.Teams[i]
+	}
+	var waits float64
+	var n int
+	for _, v := range jobs {
+		u := at[v.Team]
+		if u == nil {
+			continue
+		}
+		switch v.State {
+		case StatePending:
+			u.Pending++
+		case StatePreempted:
+			u.Preempted++
+		case StateRunning:
+			u.Running++
+			u.Allocated += v.Accelerators
+			o.InUse += v.Accelerators
+		}
+		if v.Started != nil {
+			waits += v.Started.Sub(v.Submitted).Seconds()
+			n++
+		}
+	}
+	if n > 0 {
+		o.MeanWaitS = waits / float64(n)
+	}
+	lend(o.Teams)
+	if o.Devices > 0 {
+		o.Utilization = float64(o.InUse) / float64(o.Devices)
+	}
+	return o
+}

@@ -84,12 +84,28 @@ func LoadLive(path string, fleet func() (string, error)) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseLive(path, data, fleet, false)
+}
+
+// ParseLiveOnFleet reads a policy file's contents (a policy held in a
+// Kubernetes ConfigMap; path names it in errors) on a fleet that comes
+// from elsewhere (the cluster's nodes): a fleet section of its own is an
+// error.
+func ParseLiveOnFleet(path string, data []byte, fleet string) (*Scenario, error) {
+	return parseLive(path, data, func() (string, error) { return fleet, nil }, true)
+}
+
+func parseLive(path string, data []byte, fleet func() (string, error), given bool) (*Scenario, error) {
 	var f fileYAML
 	at, err := decodeStrict(path, data, &f)
 	if err != nil {
 		return nil, err
 	}
-	if len(f.Fleet.Nodes) == 0 && len(f.Fleet.InstanceTypes) == 0 && fleet != nil {
+	own := len(f.Fleet.Nodes) > 0 || len(f.Fleet.InstanceTypes) > 0
+	if own && given {
+		return nil, &FileError{File: path, Line: at.find("fleet").line, Path: "fleet", Msg: "the fleet comes from the cluster's nodes: remove this section"}
+	}
+	if !own && fleet != nil {
 		text, err := fleet()
 		if err != nil {
 			return nil, fmt.Errorf("%s: no fleet section, and no devices found: %w", path, err)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +79,9 @@ type Team struct {
 	BorrowLimit       float64
 	BorrowLimitPct    bool
 	PreemptWithinTeam string // never | lower-priority | lower-or-newer-equal
-	Line              int
+	// Namespace holds the team's Jobs on Kubernetes (default: its name).
+	Namespace string
+	Line      int
 }
 
 // PriorityClass names a priority value.
@@ -96,6 +99,9 @@ type Change struct {
 	Quota     map[string]Quota
 	Line      int
 }
+
+// dnsLabel is a Kubernetes namespace name (RFC 1123 label).
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // Policy is the policy section with defaults applied.
 type Policy struct {
@@ -117,6 +123,9 @@ type Policy struct {
 	QuotaShares      bool
 	Reservations     string // fifo, priority: hard (quota is a fixed reservation) | none
 	Preemption       PreemptionModel
+	// PlacementTimeout (s): on Kubernetes, a job admitted but not running
+	// by then is suspended and requeued (Kueue's waitForPodsReady).
+	PlacementTimeout float64
 }
 
 // PreemptionModel is what stopping a job costs.
@@ -455,6 +464,12 @@ func (b *builder) teams() error {
 			}
 			team.BorrowLimit, team.BorrowLimitPct = l.Value, l.Percent
 		}
+		team.Namespace = t.Namespace
+		if team.Namespace == "" {
+			team.Namespace = t.Name
+		} else if !dnsLabel.MatchString(team.Namespace) {
+			return b.errAt(where+".namespace", "%q is not a Kubernetes namespace name (lower-case letters, digits and '-', at most 63)", team.Namespace)
+		}
 		switch t.PreemptWithinTeam {
 		case "", "lower-priority":
 		case "never", "lower-or-newer-equal":
@@ -484,7 +499,8 @@ func (b *builder) policy() error {
 	if p == nil {
 		return b.errAt("policy", "required (at least policy.kind: fifo | priority | fairshare | quota)")
 	}
-	pol := Policy{EstimateFactor: workload.Fixed(1), Preemption: PreemptionModel{GracePeriod: 30, CheckpointSave: 120, Restore: 300, MaxRetries: -1}}
+	pol := Policy{EstimateFactor: workload.Fixed(1), Preemption: PreemptionModel{GracePeriod: 30, CheckpointSave: 120, Restore: 300, MaxRetries: -1},
+		PlacementTimeout: 300}
 	var ok bool
 	checks := []struct {
 		dst     *string
@@ -567,6 +583,12 @@ func (b *builder) policy() error {
 			pol.Preemption.MaxRetries = *pm.MaxRetries
 		}
 		pol.Preemption.PreferLeastLostWork = pm.PreferLeastLostWork
+	}
+	if pt := p.PlacementTimeout; pt.Set {
+		if pt.Seconds <= 0 {
+			return b.errAt("policy.placement_timeout", "must be positive, got %gs", pt.Seconds)
+		}
+		pol.PlacementTimeout = pt.Seconds
 	}
 	b.s.Policy = pol
 	return nil

@@ -115,6 +115,7 @@ type teamYAML struct {
 	Borrow            *bool                `yaml:"borrow"`
 	BorrowLimit       Amount               `yaml:"borrow_limit"`
 	PreemptWithinTeam string               `yaml:"preempt_within_team"`
+	Namespace         string               `yaml:"namespace"`
 }
 
 type priorityClassYAML struct {
@@ -141,6 +142,7 @@ type policyYAML struct {
 	QuotaShares             bool            `yaml:"quota_shares"`
 	Reservations            string          `yaml:"reservations"`
 	Preemption              *preemptionYAML `yaml:"preemption"`
+	PlacementTimeout        Duration        `yaml:"placement_timeout"`
 }
 
 type preemptionYAML struct {

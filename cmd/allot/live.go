@@ -248,7 +248,8 @@ history as a run directory that allot report renders.`,
 }
 
 func newServeCmd() *cobra.Command {
-	var config, dataDir, httpAddr string
+	var config, dataDir, httpAddr, configMap string
+	var kt kubeTarget
 	var poll time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--data-dir DIR]",
@@ -267,6 +268,12 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 		Annotations: map[string]string{needsDaemon: "starts one"},
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if on, err := kt.on(cmd); err != nil || on {
+				if err != nil {
+					return err
+				}
+				return serveKube(cmd, &kt, config, configMap)
+			}
 			if config == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
 			}
@@ -288,6 +295,8 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "state directory (default ~/.local/share/allot)")
 	cmd.Flags().DurationVar(&poll, "poll", 50*time.Millisecond, "how often to look for ended runs")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve a read-only dashboard on / and Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
+	cmd.Flags().StringVar(&configMap, "policy-configmap", "allot-policy", "with --backend kubernetes: the ConfigMap (in -n, default allot-system) whose policy.yaml the controller follows; --config writes it")
+	addBackendFlags(cmd, &kt)
 	return cmd
 }
 
@@ -409,6 +418,8 @@ func addSocketFlag(cmd *cobra.Command, p *string) {
 func newSubmitCmd() *cobra.Command {
 	var req live.Request
 	var socket, limit, ckpt string
+	var kt kubeTarget
+	var kj kubeJob
 	cmd := &cobra.Command{
 		Use:   "submit --team T --priority CLASS --accelerators N [flags] -- CMD [ARGS...]",
 		Short: "Submit a job to the live daemon; prints its id",
@@ -439,6 +450,18 @@ SIGKILL, and is restarted later with the same command.`,
 				req.CheckpointInterval = d
 			}
 			req.Command = args
+			if on, err := kt.on(cmd); err != nil || on {
+				if err != nil {
+					return err
+				}
+				kj.req = req
+				id, err := submitKube(&kt, &kj)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), id)
+				return nil
+			}
 			dir, err := os.Getwd()
 			if err != nil {
 				return err
@@ -460,12 +483,17 @@ SIGKILL, and is restarted later with the same command.`,
 	f.StringVar(&req.Name, "name", "", "a name to show (default job-ID)")
 	f.StringVar(&limit, "time-limit", "", "fail the job when a run lasts longer (e.g. 2h)")
 	f.StringVar(&ckpt, "checkpoint-interval", "", "how often the job checkpoints (e.g. 10m): preemption prefers jobs that lose least")
+	f.StringVar(&kj.image, "image", "", "with --backend kubernetes: the container image that runs CMD")
+	f.StringVar(&kj.resource, "resource", "nvidia.com/gpu", "with --backend kubernetes: the accelerator resource (aws.amazon.com/neuron for Trainium)")
+	f.StringArrayVar(&kj.tolerations, "toleration", nil, "with --backend kubernetes: tolerate a taint, KEY[=VALUE]:EFFECT (repeatable)")
 	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
 	return cmd
 }
 
 func newJobsCmd() *cobra.Command {
 	var socket string
+	var kt kubeTarget
 	var all, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "jobs [--all-teams] [--json]",
@@ -480,7 +508,13 @@ func newJobsCmd() *cobra.Command {
 				path += "?all=1"
 			}
 			var jobs []live.View
-			if err := live.NewClient(socketPath(socket)).Do("GET", path, nil, &jobs); err != nil {
+			if on, err := kt.on(cmd); err != nil {
+				return err
+			} else if on {
+				if jobs, err = kubeJobs(&kt); err != nil {
+					return err
+				}
+			} else if err := live.NewClient(socketPath(socket)).Do("GET", path, nil, &jobs); err != nil {
 				return clientErr(err)
 			}
 			if asJSON {
@@ -498,11 +532,13 @@ func newJobsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all-teams", false, "every user's jobs")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
 	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
 	return cmd
 }
 
 func newDescribeCmd() *cobra.Command {
 	var socket string
+	var kt kubeTarget
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:         "describe JOB",
@@ -512,7 +548,15 @@ func newDescribeCmd() *cobra.Command {
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var d live.Description
-			if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0], nil, &d); err != nil {
+			if on, err := kt.on(cmd); err != nil {
+				return err
+			} else if on {
+				kd, err := describeKube(&kt, args[0])
+				if err != nil {
+					return err
+				}
+				d = *kd
+			} else if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0], nil, &d); err != nil {
 				return clientErr(err)
 			}
 			if asJSON {
@@ -537,11 +581,13 @@ func newDescribeCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
 	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
 	return cmd
 }
 
 func newCancelCmd() *cobra.Command {
 	var socket string
+	var kt kubeTarget
 	cmd := &cobra.Command{
 		Use:         "cancel JOB",
 		Short:       "Cancel a live job (a running one gets SIGTERM and its grace period)",
@@ -549,15 +595,23 @@ func newCancelCmd() *cobra.Command {
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if on, err := kt.on(cmd); err != nil || on {
+				if err != nil {
+					return err
+				}
+				return cancelKube(&kt, args[0])
+			}
 			return clientErr(live.NewClient(socketPath(socket)).Do("POST", "/v1/jobs/"+args[0]+"/cancel", nil, nil))
 		},
 	}
 	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
 	return cmd
 }
 
 func newLogsCmd() *cobra.Command {
 	var socket string
+	var kt kubeTarget
 	var follow bool
 	cmd := &cobra.Command{
 		Use:   "logs [-f] JOB",
@@ -567,6 +621,12 @@ func newLogsCmd() *cobra.Command {
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if on, err := kt.on(cmd); err != nil || on {
+				if err != nil {
+					return err
+				}
+				return logsKube(cmd, &kt, args[0], follow)
+			}
 			c := live.NewClient(socketPath(socket))
 			base := "/v1/jobs/" + args[0] + "/logs"
 			if !follow {
@@ -582,6 +642,7 @@ func newLogsCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing stdout as the job writes it, until it ends; then its stderr")
 	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
 	return cmd
 }
 

@@ -19,6 +19,7 @@ func newTopCmd() *cobra.Command {
 	var socket string
 	var once bool
 	var every time.Duration
+	var kt kubeTarget
 	cmd := &cobra.Command{
 		Use:   "top [--once] [--interval D]",
 		Short: "The live machine at a glance: utilisation, teams, jobs (--once: one frame)",
@@ -38,7 +39,14 @@ frame every --interval; --once prints one plain frame and exits.`,
 			}
 			where := socketPath(socket)
 			c := live.NewClient(where)
-			d := fetchTop(c)
+			fetch := func() topData { return fetchTop(c) }
+			if on, err := kt.on(cmd); err != nil {
+				return err
+			} else if on {
+				where = "kubernetes"
+				fetch = func() topData { return topKube(&kt, "allot-policy") }
+			}
+			d := fetch()
 			if d.err != nil {
 				return clientErr(d.err)
 			}
@@ -48,9 +56,9 @@ frame every --interval; --once prints one plain frame and exits.`,
 				return err
 			}
 			if f, ok := out.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-				return topPlain(out, c, d, every)
+				return topPlain(out, fetch, d, every)
 			}
-			m := &topModel{c: c, where: where, every: every, d: d, util: []float64{d.o.Utilization}}
+			m := &topModel{fetch: fetch, where: where, every: every, d: d, util: []float64{d.o.Utilization}}
 			_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(out), tea.WithInput(cmd.InOrStdin())).Run()
 			return err
 		},
@@ -58,6 +66,7 @@ frame every --interval; --once prints one plain frame and exits.`,
 	cmd.Flags().BoolVar(&once, "once", false, "print one plain frame and exit")
 	cmd.Flags().DurationVar(&every, "interval", time.Second, "time between refreshes")
 	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
 	return cmd
 }
 
@@ -89,7 +98,7 @@ func fetchTop(c *live.Client) topData {
 }
 
 // topPlain prints a frame every interval, for a pipe (top -b).
-func topPlain(w io.Writer, c *live.Client, d topData, every time.Duration) error {
+func topPlain(w io.Writer, fetch func() topData, d topData, every time.Duration) error {
 	for {
 		if d.err != nil {
 			return clientErr(d.err)
@@ -98,13 +107,13 @@ func topPlain(w io.Writer, c *live.Client, d topData, every time.Duration) error
 			return err
 		}
 		time.Sleep(every)
-		d = fetchTop(c)
+		d = fetch()
 	}
 }
 
 // topModel is the terminal dashboard, on bubbletea.
 type topModel struct {
-	c             *live.Client
+	fetch         func() topData
 	where         string
 	every         time.Duration
 	d             topData
@@ -130,8 +139,7 @@ func (m *topModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case topTick:
-		c := m.c
-		return m, func() tea.Msg { return fetchTop(c) }
+		return m, func() tea.Msg { return m.fetch() }
 	case topData:
 		if msg.err == nil {
 			m.util = append(m.util, msg.o.Utilization)

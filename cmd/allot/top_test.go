@@ -74,7 +74,7 @@ func TestTopRedrawsFromTheDaemonUntilQ(t *testing.T) {
 	if first.err != nil {
 		t.Fatal(first.err)
 	}
-	m := &topModel{c: c, where: d.sock, every: 50 * time.Millisecond, d: first, util: []float64{first.o.Utilization}}
+	m := &topModel{fetch: func() topData { return fetchTop(c) }, where: d.sock, every: 50 * time.Millisecond, d: first, util: []float64{first.o.Utilization}}
 	in, keys := io.Pipe()
 	var out bytes.Buffer
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(&out))

@@ -1,0 +1,331 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/policies"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+)
+
+// PolicyKey is the key of the policy file in the policy ConfigMap.
+const PolicyKey = "policy.yaml"
+
+// Config is a policy on the cluster's fleet, as cmd/allot builds it.
+type Config struct {
+	*live.Config                   // quota-level Model, Teams, Priorities, GracePeriod
+	Namespaces       []string      // by team: where its Jobs live
+	Types            []FleetType   // by flavor of Model
+	PlacementTimeout time.Duration // admitted but not all pods running by then: requeued
+}
+
+// Configure makes a Config of a policy file's contents on a fleet.
+type Configure func(policy []byte, fleet []FleetType) (*Config, error)
+
+// Controller admits and preempts the cluster's managed Jobs.
+type Controller struct {
+	Client    kubernetes.Interface
+	Namespace string // of the policy ConfigMap (and the leader Lease)
+	ConfigMap string
+	Configure Configure
+	Clock     live.Clock
+	Events    record.EventRecorder
+
+	cfg     *Config
+	cfgKey  string // ConfigMap resourceVersion and fleet the config was made for
+	cfgErr  string // the last policy error reported
+	started time.Time
+}
+
+// team is a job's team index, or -1 when it is not managed.
+func (c *Controller) team(j *batchv1.Job) int {
+	if t := j.Labels[LabelTeam]; t != "" {
+		return slices.Index(c.cfg.Teams, t)
+	}
+	return slices.Index(c.cfg.Namespaces, j.Namespace)
+}
+
+// Sync lists the cluster, rebuilds the core from it, schedules once and
+// carries out the plan. It returns when it next wants to run at the
+// latest (zero: only when something changes).
+func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("list nodes: %w", err)
+	}
+	fleet, _ := FleetOf(nodes.Items)
+	inFleet := map[string]bool{}
+	for _, t := range fleet {
+		for _, n := range t.Nodes {
+			inFleet[n] = true
+		}
+	}
+	if err := c.reconfigure(ctx, fleet); err != nil {
+		return time.Time{}, err
+	}
+	if c.cfg == nil {
+		return time.Time{}, nil // no usable policy yet: nothing is admitted
+	}
+	jobs, err := c.Client.BatchV1().Jobs("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("list jobs: %w", err)
+	}
+	pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("list pods: %w", err)
+	}
+	alive, running := livePods(pods.Items), runningPods(pods.Items)
+	sortJobs(jobs.Items)
+
+	core, err := policies.NewCore(c.cfg.Model)
+	if err != nil {
+		return time.Time{}, err
+	}
+	now := c.Clock.Now()
+	at := func(t time.Time) float64 { return t.Sub(c.epoch()).Seconds() }
+	byW := map[*policies.Workload]*batchv1.Job{}
+	wake := math.Inf(1)
+	var waiting []*policies.Workload
+	for i := range jobs.Items {
+		j := &jobs.Items[i]
+		q := c.team(j)
+		if q < 0 {
+			continue
+		}
+		st := classify(j, alive[string(j.UID)])
+		if st == jsDone {
+			continue
+		}
+		if st == jsUnadmitted {
+			c.suspend(ctx, j, nil, "suspended: it was running without admission", "Unadmitted")
+			continue
+		}
+		prio, ok := c.cfg.Priorities[j.Labels[LabelPriorityClass]]
+		if !ok {
+			c.note(ctx, j, corev1.EventTypeWarning, "UnknownPriorityClass", fmt.Sprintf("priority class %q is not in the policy", j.Labels[LabelPriorityClass]))
+			continue
+		}
+		w := &policies.Workload{Name: ID(j), Seq: int64(i), Queue: q, Priority: prio, Order: at(submitted(j)),
+			Req: policies.Request{Accel: policies.Qty(accelRequest(j)) * policies.Milli}}
+		if it := j.Annotations[AnnInstanceType]; it != "" {
+			f := c.cfg.Model.FlavorIndex(it)
+			if f < 0 {
+				c.note(ctx, j, corev1.EventTypeWarning, "UnknownInstanceType", fmt.Sprintf("instance type %q is not in the fleet", it))
+				continue
+			}
+			w.Req.Compatible = []int{f}
+		}
+		byW[w] = j
+		if retry, ok := annTime(j, AnnRetryAfter); st == jsPending && ok && now.Before(retry) {
+			// Backing off after a placement timeout: out of the queue till then.
+			wake = min(wake, at(retry))
+			continue
+		}
+		if st == jsPending {
+			if err := core.Submit(w); err != nil {
+				return time.Time{}, fmt.Errorf("job %s: %w", ID(j), err)
+			}
+			waiting = append(waiting, w)
+			continue
+		}
+		f := c.cfg.Model.FlavorIndex(j.Annotations[AnnFlavor])
+		adm, _ := annTime(j, AnnAdmitted)
+		if f < 0 { // its instance type left the fleet: as a node failure
+			if st == jsAdmitted {
+				c.suspend(ctx, j, nil, fmt.Sprintf("requeued: instance type %q left the fleet", j.Annotations[AnnFlavor]), "NodeLost")
+			}
+			continue
+		}
+		evicting := st == jsEvicting
+		if lost := lostNode(pods.Items, j, inFleet); st == jsAdmitted && lost != "" {
+			// As a node failure in the simulator: requeued, its pods
+			// holding their quota until they are gone.
+			c.suspend(ctx, j, nil, fmt.Sprintf("requeued: node %s left the fleet (cordoned or not Ready)", lost), "NodeLost")
+			st, evicting = jsEvicting, true
+		}
+		if st == jsAdmitted && running[string(j.UID)] < podCount(j) {
+			if due := adm.Add(c.cfg.PlacementTimeout); !now.Before(due) {
+				// Its pods hold their quota until they are gone; it is not
+				// admitted again for a while, longer each time (Kueue's
+				// requeuing backoff), so it does not hold quota it cannot use.
+				n, _ := strconv.Atoi(j.Annotations[AnnTimeouts])
+				back := min(c.cfg.PlacementTimeout<<min(n, 10), time.Hour)
+				c.suspendWith(ctx, j, nil, map[string]any{AnnTimeouts: strconv.Itoa(n + 1), AnnRetryAfter: now.Add(back).UTC().Format(time.RFC3339Nano)},
+					fmt.Sprintf("requeued: not all pods running %s after admission (placement_timeout); not admitted again for %s", c.cfg.PlacementTimeout, back), "PlacementTimeout")
+				evicting = true
+			} else {
+				wake = min(wake, at(due))
+			}
+		}
+		if err := core.AddPlaced(w, f, nil, at(adm), evicting); err != nil {
+			return time.Time{}, fmt.Errorf("job %s: %w", ID(j), err)
+		}
+	}
+	plan := core.Schedule(at(now))
+	for _, a := range plan.Admitted {
+		c.admit(ctx, byW[a.W], c.cfg.Model.Flavors[a.W.Flavor()].Name, a.Borrowing, now)
+	}
+	for _, p := range plan.Preempted {
+		c.suspend(ctx, byW[p.W], byW[p.By], fmt.Sprintf("preempted (%s) for %s", p.Reason, ID(byW[p.By])), p.Reason)
+	}
+	for _, w := range waiting {
+		if slices.ContainsFunc(plan.Admitted, func(a policies.Admission) bool { return a.W == w }) {
+			continue
+		}
+		if _, why := core.Why(w); why != "" {
+			c.setReason(ctx, byW[w], why)
+		}
+	}
+	if math.IsInf(wake, 1) {
+		return time.Time{}, nil
+	}
+	return c.epoch().Add(time.Duration(wake * float64(time.Second))), nil
+}
+
+// epoch is time 0 of the core: the controller's start.
+func (c *Controller) epoch() time.Time {
+	if c.started.IsZero() {
+		c.started = c.Clock.Now()
+	}
+	return c.started
+}
+
+// lostNode names a node outside the fleet that one of the job's live pods
+// is bound to ("" if none).
+func lostNode(pods []corev1.Pod, j *batchv1.Job, inFleet map[string]bool) string {
+	for _, p := range pods {
+		if p.Labels[batchv1.ControllerUidLabel] == string(j.UID) && p.Spec.NodeName != "" && !inFleet[p.Spec.NodeName] &&
+			p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			return p.Spec.NodeName
+		}
+	}
+	return ""
+}
+
+func podCount(j *batchv1.Job) int {
+	if j.Spec.Parallelism != nil {
+		return int(*j.Spec.Parallelism)
+	}
+	return 1
+}
+
+// reconfigure reads the policy ConfigMap and makes a config of it on the
+// fleet when either changed; a bad policy keeps the last good one and is
+// reported as an Event on the ConfigMap.
+func (c *Controller) reconfigure(ctx context.Context, fleet []FleetType) error {
+	cm, err := c.Client.CoreV1().ConfigMaps(c.Namespace).Get(ctx, c.ConfigMap, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("no policy: ConfigMap %s/%s not found", c.Namespace, c.ConfigMap)
+	}
+	if err != nil {
+		return fmt.Errorf("get policy ConfigMap: %w", err)
+	}
+	fk, _ := json.Marshal(fleet)
+	key := cm.ResourceVersion + " " + string(fk)
+	if key == c.cfgKey {
+		return nil
+	}
+	cfg, err := c.Configure([]byte(cm.Data[PolicyKey]), fleet)
+	c.cfgKey = key
+	if err != nil {
+		if msg := err.Error(); msg != c.cfgErr {
+			c.cfgErr = msg
+			c.Events.Event(cm, corev1.EventTypeWarning, "BadPolicy", msg)
+		}
+		return nil
+	}
+	cfg.Model.NodesModelled = false // on Kubernetes placement is the scheduler's
+	if c.cfg != nil {
+		c.Events.Eventf(cm, corev1.EventTypeNormal, "PolicyApplied", "policy %s (resourceVersion %s) now decides", cfg.Name, cm.ResourceVersion)
+	}
+	c.cfg, c.cfgErr = cfg, ""
+	return nil
+}
+
+// admit un-suspends a job on an instance type.
+func (c *Controller) admit(ctx context.Context, j *batchv1.Job, flavor string, borrowing bool, now time.Time) {
+	how := "admitted on " + flavor
+	if borrowing {
+		how += ", borrowing idle quota"
+	}
+	ann := map[string]any{AnnAdmitted: now.UTC().Format(time.RFC3339Nano), AnnFlavor: flavor, AnnReason: how}
+	if _, ok := j.Annotations[AnnStarted]; !ok {
+		ann[AnnStarted] = ann[AnnAdmitted]
+	}
+	patch := map[string]any{"metadata": map[string]any{"annotations": ann},
+		"spec": map[string]any{"suspend": false, "template": map[string]any{"spec": map[string]any{"nodeSelector": map[string]string{InstanceTypeLabel: flavor}}}}}
+	if c.patch(ctx, j, patch) {
+		c.Events.Event(j, corev1.EventTypeNormal, "Admitted", how)
+	}
+}
+
+// suspend stops a running job and requeues it: its pods are deleted with
+// their grace period. by is the job it made room for (nil: none).
+func (c *Controller) suspend(ctx context.Context, j *batchv1.Job, by *batchv1.Job, why, reason string) {
+	c.suspendWith(ctx, j, by, nil, why, reason)
+}
+
+// suspendWith is suspend that sets more annotations.
+func (c *Controller) suspendWith(ctx context.Context, j *batchv1.Job, by *batchv1.Job, more map[string]any, why, reason string) {
+	ann := map[string]any{AnnReason: why}
+	for k, v := range more {
+		ann[k] = v
+	}
+	if by != nil {
+		ann[AnnPreempted] = c.Clock.Now().UTC().Format(time.RFC3339Nano)
+		ann[AnnPreemptedBy] = ID(by)
+		ann[AnnPreemptions] = strconv.Itoa(preemptions(j) + 1)
+	}
+	patch := map[string]any{"metadata": map[string]any{"annotations": ann}, "spec": map[string]any{"suspend": true}}
+	if c.patch(ctx, j, patch) {
+		c.Events.Event(j, corev1.EventTypeNormal, reason, why)
+	}
+}
+
+// setReason records why a job waits, when it changed.
+func (c *Controller) setReason(ctx context.Context, j *batchv1.Job, why string) {
+	if j.Annotations[AnnReason] == why {
+		return
+	}
+	if c.patch(ctx, j, map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnReason: why}}}) {
+		c.Events.Event(j, corev1.EventTypeNormal, "Pending", why)
+	}
+}
+
+// note reports a problem with a job once (it is kept as its reason).
+func (c *Controller) note(ctx context.Context, j *batchv1.Job, typ, reason, msg string) {
+	if j.Annotations[AnnReason] == msg {
+		return
+	}
+	if c.patch(ctx, j, map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnReason: msg}}}) {
+		c.Events.Event(j, typ, reason, msg)
+	}
+}
+
+// patch merge-patches a job; a job changed meanwhile (its resourceVersion
+// is in the patch) is left to the next sync.
+func (c *Controller) patch(ctx context.Context, j *batchv1.Job, p map[string]any) bool {
+	p["metadata"].(map[string]any)["resourceVersion"] = j.ResourceVersion
+	data, _ := json.Marshal(p)
+	_, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, data, metav1.PatchOptions{})
+	switch {
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		return false // changed or gone meanwhile: the next sync sees it as it is
+	case err != nil:
+		c.Events.Eventf(j, corev1.EventTypeWarning, "PatchFailed", "allot could not update the job: %v", err)
+		return false
+	}
+	return true
+}

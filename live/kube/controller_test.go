@@ -1,0 +1,319 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/kube/kubetest"
+	"github.com/allot-sim/allot/policies"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// testPolicy is "QUOTA_A QUOTA_B [TIMEOUT_S]": teams a and b, each in its
+// namespace, sharing the fleet's first instance type with these quotas;
+// class high outranks low; a placement timeout of 30 s unless given.
+func testPolicy(policy []byte, fleet []FleetType) (*Config, error) {
+	var qa, qb int64
+	timeout := 30
+	if n, err := fmt.Sscanf(string(policy), "%d %d %d", &qa, &qb, &timeout); n < 2 {
+		return nil, fmt.Errorf("policy %q: want two quotas: %v", policy, err)
+	}
+	if len(fleet) == 0 {
+		return nil, fmt.Errorf("no instance types in the fleet")
+	}
+	t := fleet[0]
+	quota := func(n int64) []policies.ResourceGroup {
+		return []policies.ResourceGroup{{Resources: []int{0}, Flavors: []policies.FlavorQuotas{{Flavor: 0, Quotas: map[int]policies.Quota{0: {Nominal: n * policies.Milli}}}}}}
+	}
+	m := &policies.Model{Kind: policies.KindQuota, Resources: []string{t.Resource},
+		Flavors: []policies.FlavorSpec{{Name: t.Name, NodeAccel: policies.Qty(t.PerNode) * policies.Milli, Nodes: len(t.Nodes), AccelResource: 0, CPUResource: -1, MemResource: -1, Speed: 1}},
+		Cohorts: []policies.CohortSpec{{Name: "default", Parent: -1, Weight: 1}},
+		Queues: []policies.QueueSpec{
+			{Name: "a", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(qa), MaxPreemptions: -1},
+			{Name: "b", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(qb), MaxPreemptions: -1},
+		}}
+	return &Config{Config: &live.Config{Name: "test", Policy: "quota", Model: m, Teams: []string{"a", "b"},
+		Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 5 * time.Second, MaxRetries: -1},
+		Namespaces: []string{"a", "b"}, Types: fleet, PlacementTimeout: time.Duration(timeout) * time.Second}, nil
+}
+
+type env struct {
+	t      *testing.T
+	c      *kubetest.Cluster
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// start brings up a cluster with nodes of 8 GPUs, namespaces a, b and
+// allot-system, the policy ConfigMap, and a controller.
+func start(t *testing.T, policy string, nodes int) *env {
+	c := kubetest.Start(t)
+	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, nodes)
+	e := &env{t: t, c: c}
+	for _, ns := range []string{"a", "b", "allot-system"} {
+		if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "allot-policy", Namespace: "allot-system"}, Data: map[string]string{PolicyKey: policy}}
+	if _, err := c.Client.CoreV1().ConfigMaps("allot-system").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.run()
+	return e
+}
+
+// run starts a controller; stop ends it.
+func (e *env) run() {
+	rec, stop := Recorder(e.c.Client)
+	ctrl := &Controller{Client: e.c.Client, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: testPolicy, Clock: live.SystemClock{}, Events: rec}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.done = make(chan error, 1)
+	go func() { e.done <- ctrl.Run(e.ctx, Options{Resync: time.Second}); stop() }()
+	e.t.Cleanup(e.stop)
+}
+
+func (e *env) stop() {
+	if e.cancel != nil {
+		e.cancel()
+		if err := <-e.done; err != nil {
+			e.t.Errorf("controller: %v", err)
+		}
+		e.cancel = nil
+	}
+}
+
+// job creates a suspended job of one pod with gpus GPUs in team ns;
+// runFor ("" = until deleted) ends its pod that long after it runs.
+func (e *env) job(ns, name, class string, gpus int, runFor string) {
+	e.t.Helper()
+	ann := map[string]string{"kwok-sim/graceful": "yes"}
+	if runFor != "" {
+		ann["kwok-sim/run-for"] = runFor
+	}
+	j := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{LabelPriorityClass: class},
+			Annotations: map[string]string{AnnSubmitted: time.Now().UTC().Format(time.RFC3339Nano)}},
+		Spec: batchv1.JobSpec{Suspend: ptr.To(true), BackoffLimit: ptr.To(int32(0)), Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Annotations: ann},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, TerminationGracePeriodSeconds: ptr.To(int64(1)),
+				Tolerations: []corev1.Toleration{{Key: kubetest.FakeTaint.Key, Operator: corev1.TolerationOpEqual, Value: kubetest.FakeTaint.Value, Effect: kubetest.FakeTaint.Effect}},
+				Containers: []corev1.Container{{Name: "train", Image: "train:latest",
+					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceNVIDIA: *resource.NewQuantity(int64(gpus), resource.DecimalSI)}}}}}}},
+	}
+	if _, err := e.c.Client.BatchV1().Jobs(ns).Create(context.Background(), j, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) get(ns, name string) *batchv1.Job {
+	e.t.Helper()
+	j, err := e.c.Client.BatchV1().Jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return j
+}
+
+// wait polls until cond holds for the job, or fails after 20 s.
+func (e *env) wait(ns, name, what string, cond func(j *batchv1.Job, running int) bool) *batchv1.Job {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		j := e.get(ns, name)
+		if cond(j, e.running(j)) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s/%s: not %s after 20 s: suspend %v, annotations %v, status %+v", ns, name, what, *j.Spec.Suspend, j.Annotations, j.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (e *env) running(j *batchv1.Job) int {
+	pods, err := e.c.Client.CoreV1().Pods(j.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel + "=" + string(j.UID)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return runningPods(pods.Items)[string(j.UID)]
+}
+
+// events are allot's Events about a job, "Reason: message" a line.
+func (e *env) events(ns, name string) string {
+	e.t.Helper()
+	evs, err := e.c.Client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, ev := range evs.Items {
+		if ev.Source.Component == "allot" {
+			fmt.Fprintf(&b, "%s: %s\n", ev.Reason, ev.Message)
+		}
+	}
+	return b.String()
+}
+
+func admitted(j *batchv1.Job, running int) bool { return !*j.Spec.Suspend && running > 0 }
+
+func suspended(j *batchv1.Job, running int) bool { return *j.Spec.Suspend && running == 0 }
+
+// Admission un-suspends a job with the chosen instance type as its node
+// selector, and its pod runs there; a job over the free room waits,
+// suspended, with the core's reason on it and in its Events.
+func TestAdmissionSetsTheInstanceTypeAndUnsuspends(t *testing.T) {
+	e := start(t, "4 4", 1)
+	e.job("a", "first", "low", 6, "")
+	j := e.wait("a", "first", "admitted", admitted)
+	if sel := j.Spec.Template.Spec.NodeSelector[InstanceTypeLabel]; sel != "p5.48xlarge" || j.Annotations[AnnFlavor] != "p5.48xlarge" {
+		t.Errorf("admitted with node selector %q, flavor %q; want p5.48xlarge", sel, j.Annotations[AnnFlavor])
+	}
+	if !strings.Contains(j.Annotations[AnnReason], "borrowing idle quota") {
+		t.Errorf("reason %q: 6 of a's 4 GPUs is borrowing", j.Annotations[AnnReason])
+	}
+	e.job("a", "second", "low", 4, "")
+	j = e.wait("a", "second", "given a reason", func(j *batchv1.Job, _ int) bool { return j.Annotations[AnnReason] != "" })
+	if !*j.Spec.Suspend || e.running(j) != 0 {
+		t.Errorf("a's second 4-GPU job runs beside its 6 on an 8-GPU node")
+	}
+	if why := j.Annotations[AnnReason]; !strings.Contains(why, "p5.48xlarge") {
+		t.Errorf("a's waiting job says %q", why)
+	}
+	if got := e.events("a", "first"); !strings.Contains(got, "Admitted: admitted on p5.48xlarge") {
+		t.Errorf("allot's events of the admitted job: %s", got)
+	}
+	if got := e.events("a", "second"); !strings.Contains(got, "Pending: ") {
+		t.Errorf("allot's events of the waiting job: %s", got)
+	}
+}
+
+// A team taking back its quota suspends the borrower (its pods are
+// deleted with their grace period); the borrower keeps its place and is
+// admitted again when the room returns.
+func TestReclaimSuspendsTheBorrowerWhichIsAdmittedAgainLater(t *testing.T) {
+	e := start(t, "4 4", 1)
+	e.job("a", "borrower", "low", 8, "")
+	e.wait("a", "borrower", "admitted", admitted)
+	e.job("b", "owner", "high", 4, "3s")
+	j := e.wait("a", "borrower", "suspended", suspended)
+	if j.Annotations[AnnPreemptedBy] != "b/owner" || j.Annotations[AnnPreemptions] != "1" {
+		t.Errorf("borrower preempted by %q (%s times), want b/owner once", j.Annotations[AnnPreemptedBy], j.Annotations[AnnPreemptions])
+	}
+	e.wait("b", "owner", "admitted", admitted)
+	e.wait("b", "owner", "complete", func(j *batchv1.Job, _ int) bool { return finished(j) == live.StateSucceeded })
+	j = e.wait("a", "borrower", "admitted again", admitted)
+	if n, _ := strconv.Atoi(j.Annotations[AnnPreemptions]); n != 1 {
+		t.Errorf("preemptions %d after re-admission, want 1", n)
+	}
+}
+
+// A controller stopped and started again rebuilds its core from the API
+// server: what ran still runs, what waited still waits, nothing is
+// admitted twice, and it goes on deciding.
+func TestRestartedControllerRebuildsFromTheClusterAndAdmitsNothingTwice(t *testing.T) {
+	e := start(t, "4 4", 1)
+	e.job("a", "one", "low", 4, "")
+	e.job("b", "two", "low", 4, "")
+	e.wait("a", "one", "admitted", admitted)
+	e.wait("b", "two", "admitted", admitted)
+	e.job("a", "three", "low", 4, "")
+	e.wait("a", "three", "given a reason", func(j *batchv1.Job, _ int) bool { return j.Annotations[AnnReason] != "" })
+	before := map[string]string{}
+	for _, n := range []string{"one", "three"} {
+		before[n] = e.get("a", n).ResourceVersion
+	}
+	e.stop()
+	e.run()
+	time.Sleep(3 * time.Second) // the new controller takes the lease and syncs
+	for _, n := range []string{"one", "three"} {
+		if j := e.get("a", n); j.ResourceVersion != before[n] {
+			t.Errorf("job a/%s changed after the restart: annotations %v, suspend %v", n, j.Annotations, *j.Spec.Suspend)
+		}
+	}
+	if err := e.c.Client.BatchV1().Jobs("a").Delete(context.Background(), "one", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait("a", "three", "admitted after one left", admitted)
+}
+
+// A new policy in the ConfigMap decides from the next sync on, with no
+// restart: raising a's quota admits its waiting job.
+func TestPolicyConfigMapChangeTakesEffectWithoutARestart(t *testing.T) {
+	e := start(t, "4 4", 2)
+	// Quotas of 4 and 4 make 8 GPUs of quota on 16: b's jobs fill it (its
+	// 4 and a's idle 4), a's first job takes its 4 back, its second waits.
+	for i := range 3 {
+		e.job("b", "b"+strconv.Itoa(i), "low", 4, "")
+	}
+	e.job("a", "a0", "low", 4, "")
+	e.job("a", "a1", "low", 4, "")
+	e.wait("a", "a0", "admitted", admitted)
+	e.wait("a", "a1", "given a reason", func(j *batchv1.Job, _ int) bool { return j.Annotations[AnnReason] != "" })
+	cm, err := e.c.Client.CoreV1().ConfigMaps("allot-system").Get(context.Background(), "allot-policy", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data[PolicyKey] = "8 8"
+	if _, err := e.c.Client.CoreV1().ConfigMaps("allot-system").Update(context.Background(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// a's quota of 8 reclaims from b, which borrowed 4 of it.
+	e.wait("a", "a1", "admitted under the new policy", admitted)
+}
+
+// A cordoned node leaves the fleet: the job on it is requeued, as a node
+// failure is in the simulator, and runs again on the node left.
+func TestCordonedNodeLeavesTheFleetAndItsJobIsRequeued(t *testing.T) {
+	e := start(t, "8 8", 2)
+	e.job("a", "x", "low", 8, "")
+	j := e.wait("a", "x", "admitted", admitted)
+	pods, err := e.c.Client.CoreV1().Pods("a").List(context.Background(), metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel + "=" + string(j.UID)})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("pods of x: %v %v", pods, err)
+	}
+	node := pods.Items[0].Spec.NodeName
+	n, err := e.c.Client.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Spec.Unschedulable = true
+	if _, err := e.c.Client.CoreV1().Nodes().Update(context.Background(), n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	j = e.wait("a", "x", "requeued", func(j *batchv1.Job, _ int) bool { return strings.Contains(j.Annotations[AnnReason], "left the fleet") })
+	if !strings.Contains(j.Annotations[AnnReason], node) {
+		t.Errorf("reason %q does not name the cordoned node %s", j.Annotations[AnnReason], node)
+	}
+	e.wait("a", "x", "admitted again", admitted)
+	pods, _ = e.c.Client.CoreV1().Pods("a").List(context.Background(), metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel + "=" + string(j.UID)})
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
+			t.Errorf("x runs again on the cordoned node %s", node)
+		}
+	}
+}
+
+// A job admitted on quota whose pod the cluster cannot place (nodes of 8
+// GPUs, a pod of 12) is suspended and requeued when the placement timeout
+// passes, as Kueue's waitForPodsReady does, says why, and backs off before
+// it is admitted again.
+func TestAdmittedJobNotRunningWithinThePlacementTimeoutIsRequeued(t *testing.T) {
+	e := start(t, "8 8 2", 2)
+	e.job("a", "wide", "low", 12, "")
+	e.wait("a", "wide", "admitted on quota", func(j *batchv1.Job, _ int) bool { return !*j.Spec.Suspend })
+	j := e.wait("a", "wide", "requeued", func(j *batchv1.Job, _ int) bool { return *j.Spec.Suspend })
+	if !strings.Contains(j.Annotations[AnnReason], "placement_timeout") || j.Annotations[AnnTimeouts] != "1" || j.Annotations[AnnRetryAfter] == "" {
+		t.Errorf("requeued with annotations %v, want the placement timeout, counted, and a time to retry", j.Annotations)
+	}
+}

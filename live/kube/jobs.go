@@ -1,0 +1,187 @@
+package kube
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/allot-sim/allot/live"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Labels and annotations on managed Jobs.
+const (
+	LabelTeam          = "scheduling.allot.dev/team"
+	LabelPriorityClass = "scheduling.allot.dev/priority-class"
+	// Set by the submitter.
+	AnnInstanceType = "scheduling.allot.dev/instance-type" // the only type it may run on
+	AnnSubmitted    = "scheduling.allot.dev/submitted"     // RFC 3339 with nanoseconds: its place in the queue
+	AnnCancelled    = "scheduling.allot.dev/cancelled"     // allot cancel: stop it for good
+	// Set by the controller.
+	AnnAdmitted    = "scheduling.allot.dev/admitted"     // when this run was admitted
+	AnnFlavor      = "scheduling.allot.dev/flavor"       // the instance type it was admitted on
+	AnnPreempted   = "scheduling.allot.dev/preempted"    // when it was last preempted
+	AnnPreemptedBy = "scheduling.allot.dev/preempted-by" // namespace/name of the job it made room for
+	AnnPreemptions = "scheduling.allot.dev/preemptions"  // how many times
+	AnnReason      = "scheduling.allot.dev/reason"       // why it waits, or the last decision
+	AnnStarted     = "scheduling.allot.dev/started"      // its first admission
+	AnnTimeouts    = "scheduling.allot.dev/placement-timeouts"
+	AnnRetryAfter  = "scheduling.allot.dev/retry-after" // not admitted again before then (after a placement timeout)
+)
+
+// jobState is what a managed Job is to the core.
+type jobState int
+
+const (
+	jsPending    jobState = iota // suspended, holding nothing
+	jsAdmitted                   // un-suspended by the controller
+	jsEvicting                   // suspended by the controller, pods still going
+	jsUnadmitted                 // running without admission: to be suspended
+	jsDone                       // finished or cancelled
+)
+
+// classify says what a job is, from its spec, annotations and live pods.
+func classify(j *batchv1.Job, livePods int) jobState {
+	if finished(j) != "" {
+		return jsDone
+	}
+	suspended := j.Spec.Suspend != nil && *j.Spec.Suspend
+	_, admitted := j.Annotations[AnnAdmitted]
+	switch {
+	case !suspended && admitted:
+		return jsAdmitted
+	case !suspended:
+		return jsUnadmitted
+	case livePods > 0 && admitted:
+		return jsEvicting
+	case j.Annotations[AnnCancelled] != "":
+		return jsDone
+	}
+	return jsPending
+}
+
+// finished is "succeeded" or "failed" once the Job controller says so.
+func finished(j *batchv1.Job) string {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return live.StateSucceeded
+		case batchv1.JobFailed:
+			return live.StateFailed
+		}
+	}
+	return ""
+}
+
+// accelRequest is the job's accelerators: parallelism × each pod's limit
+// of the accelerator resources.
+func accelRequest(j *batchv1.Job) int {
+	per := int64(0)
+	for _, c := range j.Spec.Template.Spec.Containers {
+		for _, r := range []string{ResourceNVIDIA, ResourceNeuron} {
+			if q, ok := c.Resources.Limits[corev1.ResourceName(r)]; ok {
+				per += q.Value()
+			} else if q, ok := c.Resources.Requests[corev1.ResourceName(r)]; ok {
+				per += q.Value()
+			}
+		}
+	}
+	pods := int64(1)
+	if j.Spec.Parallelism != nil {
+		pods = int64(*j.Spec.Parallelism)
+	}
+	return int(per * pods)
+}
+
+// submitted is the job's place in its queue: the submitter's stamp, else
+// its creation (whole seconds).
+func submitted(j *batchv1.Job) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, j.Annotations[AnnSubmitted]); err == nil {
+		return t
+	}
+	return j.CreationTimestamp.Time
+}
+
+func annTime(j *batchv1.Job, key string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, j.Annotations[key])
+	return t, err == nil
+}
+
+func preemptions(j *batchv1.Job) int {
+	n, _ := strconv.Atoi(j.Annotations[AnnPreemptions])
+	return n
+}
+
+// ID names a job to allot's commands: namespace/name.
+func ID(j *batchv1.Job) string { return j.Namespace + "/" + j.Name }
+
+// View is a job as `allot jobs` shows it (spec/cli.md's fields and states).
+func View(j *batchv1.Job, team string, livePods int) live.View {
+	v := live.View{ID: ID(j), Name: j.Name, Team: team, PriorityClass: j.Labels[LabelPriorityClass], Accelerators: accelRequest(j),
+		InstanceType: j.Annotations[AnnInstanceType], Submitted: submitted(j).UTC(), Preemptions: preemptions(j),
+		Reason: j.Annotations[AnnReason], Devices: []string{}, Restarts: preemptions(j)}
+	if t, ok := annTime(j, AnnStarted); ok {
+		t = t.UTC()
+		v.Started = &t
+	}
+	if f := j.Annotations[AnnFlavor]; f != "" {
+		v.InstanceType = f
+	}
+	switch st := classify(j, livePods); {
+	case st == jsDone && finished(j) != "":
+		v.State = finished(j)
+		for _, c := range j.Status.Conditions {
+			if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+				v.Reason = c.Reason + ": " + c.Message
+			}
+		}
+	case st == jsDone:
+		v.State, v.Reason = live.StateCancelled, "cancelled by "+j.Annotations[AnnCancelled]
+	case st == jsAdmitted, st == jsEvicting:
+		v.State = live.StateRunning
+	case st == jsPending && j.Annotations[AnnPreempted] != "":
+		v.State = live.StatePreempted
+	default:
+		v.State = live.StatePending
+	}
+	return v
+}
+
+// livePods counts each job's pods that are not done, by job UID.
+func livePods(pods []corev1.Pod) map[string]int {
+	out := map[string]int{}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if uid := p.Labels[batchv1.ControllerUidLabel]; uid != "" {
+			out[uid]++
+		}
+	}
+	return out
+}
+
+// runningPods counts each job's pods that run and are not being deleted.
+func runningPods(pods []corev1.Pod) map[string]int {
+	out := map[string]int{}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			out[p.Labels[batchv1.ControllerUidLabel]]++
+		}
+	}
+	return out
+}
+
+// sortJobs orders jobs by their place in the queue, then name.
+func sortJobs(jobs []batchv1.Job) {
+	slices.SortFunc(jobs, func(a, b batchv1.Job) int {
+		if c := submitted(&a).Compare(submitted(&b)); c != 0 {
+			return c
+		}
+		return cmpStr(ID(&a), ID(&b))
+	})
+}

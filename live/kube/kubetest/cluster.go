@@ -1,0 +1,281 @@
+// Package kubetest starts a real Kubernetes control plane for tests: etcd,
+// kube-apiserver, kube-controller-manager (its Job, garbage-collector and
+// namespace controllers), kube-scheduler, and kwok as the kubelet of fake
+// accelerator nodes, each a child process on loopback ports. The binaries
+// come from scripts/k8s/control-plane.sh, found through ALLOT_K8S_BIN
+// (make test sets it); without it the tests that need a cluster skip.
+package kubetest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// BinEnv names the directory of the control plane's binaries.
+const BinEnv = "ALLOT_K8S_BIN"
+
+// Cluster is a running control plane.
+type Cluster struct {
+	Kubeconfig string
+	Client     kubernetes.Interface
+	dir        string
+	bin        string
+	t          testing.TB
+}
+
+// Start starts a control plane for the test and stops it when the test
+// ends; it skips the test when ALLOT_K8S_BIN is not set.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	bin := os.Getenv(BinEnv)
+	if bin == "" {
+		t.Skipf("no Kubernetes control plane: %s is not set (run scripts/k8s/control-plane.sh and point %s at the directory it prints; make test does)", BinEnv, BinEnv)
+	}
+	dir, err := os.MkdirTemp("", "allot-k8s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cluster{dir: dir, bin: bin, t: t}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("control plane logs kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	etcd, peer, api := freePort(t), freePort(t), freePort(t)
+	c.credentials(api)
+	c.start("etcd", "--name", "allot", "--data-dir", filepath.Join(dir, "etcd"), "--unsafe-no-fsync",
+		"--listen-client-urls", "http://127.0.0.1:"+etcd, "--advertise-client-urls", "http://127.0.0.1:"+etcd,
+		"--listen-peer-urls", "http://127.0.0.1:"+peer, "--initial-advertise-peer-urls", "http://127.0.0.1:"+peer,
+		"--initial-cluster", "allot=http://127.0.0.1:"+peer, "--log-level", "warn")
+	// --endpoint-reconciler-type none: a loopback advertise address is
+	// refused otherwise. TaintNodesByCondition off: no node-lifecycle
+	// controller runs to lift the not-ready taint. ServiceAccount off: no
+	// controller creates the default service accounts.
+	c.start("kube-apiserver", "--etcd-servers", "http://127.0.0.1:"+etcd,
+		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--endpoint-reconciler-type", "none",
+		"--secure-port", api, "--cert-dir", filepath.Join(dir, "certs"),
+		"--token-auth-file", filepath.Join(dir, "tokens.csv"), "--authorization-mode", "RBAC",
+		"--service-account-issuer", "https://kubernetes.default.svc",
+		"--service-account-key-file", filepath.Join(dir, "sa.pub"), "--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
+		"--service-cluster-ip-range", "10.0.0.0/24",
+		"--disable-admission-plugins", "ServiceAccount,TaintNodesByCondition", "--enable-priority-and-fairness=false")
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Client = kubernetes.NewForConfigOrDie(cfg)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-apiserver not ready after 90 s: %v (logs in %s)", err, dir)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.start("kube-controller-manager", "--kubeconfig", c.Kubeconfig, "--leader-elect=false", "--secure-port", "0",
+		"--controllers", "job-controller,garbage-collector-controller,namespace-controller")
+	c.start("kube-scheduler", "--kubeconfig", c.Kubeconfig, "--leader-elect=false", "--secure-port", "0")
+	stages := filepath.Join(dir, "kwok.yaml")
+	if err := os.WriteFile(stages, c.kwokStages(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.start("kwok", "--kubeconfig", c.Kubeconfig, "--config", stages,
+		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector", "kwok.x-k8s.io/node=fake",
+		"--node-ip", "127.0.0.1", "--cidr", "10.244.0.0/16")
+	return c
+}
+
+// credentials writes the service-account key pair, a static admin token
+// and a kubeconfig for it.
+func (c *Cluster) credentials(port string) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tok := make([]byte, 16)
+	_, _ = rand.Read(tok)
+	token := hex.EncodeToString(tok)
+	c.Kubeconfig = filepath.Join(c.dir, "kubeconfig")
+	files := map[string][]byte{
+		"sa.key":     pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}),
+		"sa.pub":     pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}),
+		"tokens.csv": []byte(token + `,admin,admin,"system:masters"` + "\n"),
+		"kubeconfig": fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster: {server: "https://127.0.0.1:%s", insecure-skip-tls-verify: true}
+users:
+- name: admin
+  user: {token: %s}
+contexts:
+- name: local
+  context: {cluster: local, user: admin}
+current-context: local
+`, port, token),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(c.dir, name), data, 0o600); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+}
+
+func (c *Cluster) start(name string, args ...string) {
+	c.t.Helper()
+	log, err := os.Create(filepath.Join(c.dir, name+".log"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(c.bin, name), args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("start %s: %v", name, err)
+	}
+	c.t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		log.Close()
+	})
+}
+
+// kwokStages is kwok's configuration: its own fast node and pod stages,
+// then pods being deleted vanish at once, or at the end of their grace
+// period with the annotation kwok-sim/graceful (a job checkpointing until
+// SIGKILL), and pods annotated kwok-sim/run-for end that long after they
+// run (Failed with kwok-sim/exit-code other than 0).
+func (c *Cluster) kwokStages() []byte {
+	var out []byte
+	for _, f := range []string{"kwok-node-initialize.yaml", "kwok-pod-ready.yaml"} {
+		data, err := os.ReadFile(filepath.Join(c.bin, f))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		out = append(append(out, data...), "\n---\n"...)
+	}
+	return append(out, stages...)
+}
+
+const stages = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata: {name: pod-delete}
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - {key: '.metadata.deletionTimestamp', operator: 'Exists'}
+    - {key: '.metadata.annotations["kwok-sim/graceful"]', operator: 'DoesNotExist'}
+  next: {delete: true}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata: {name: pod-delete-graceful}
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - {key: '.metadata.deletionTimestamp', operator: 'Exists'}
+    - {key: '.metadata.annotations["kwok-sim/graceful"]', operator: 'Exists'}
+  delay:
+    durationMilliseconds: 0
+    durationFrom: {expressionFrom: '.metadata.deletionTimestamp'}
+  next: {delete: true}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata: {name: pod-complete-run-for}
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - {key: '.metadata.deletionTimestamp', operator: 'DoesNotExist'}
+    - {key: '.status.phase', operator: 'In', values: ['Running']}
+    - {key: '.metadata.annotations["kwok-sim/run-for"]', operator: 'Exists'}
+  delay:
+    durationMilliseconds: 0
+    durationFrom: {expressionFrom: '.metadata.annotations["kwok-sim/run-for"]'}
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $code := or (index .metadata.annotations "kwok-sim/exit-code") "0" }}
+      containerStatuses:
+      {{ range $index, $item := .spec.containers }}
+      - image: {{ $item.image | Quote }}
+        name: {{ $item.name | Quote }}
+        ready: false
+        restartCount: 0
+        started: false
+        state:
+          terminated:
+            exitCode: {{ $code }}
+            finishedAt: {{ $now | Quote }}
+            reason: {{ if eq $code "0" }}Completed{{ else }}Error{{ end }}
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: {{ if eq $code "0" }}Succeeded{{ else }}Failed{{ end }}
+`
+
+// Nodes adds count fake nodes of an instance type, each with accel of
+// resource (nvidia.com/gpu, aws.amazon.com/neuron), named TYPE-i; kwok
+// keeps them Ready. Their taint keeps pods without the toleration off.
+func (c *Cluster) Nodes(instanceType, res string, accel, count int) {
+	c.t.Helper()
+	for i := range count {
+		capacity := corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("96"), corev1.ResourceMemory: resource.MustParse("1Ti"),
+			corev1.ResourcePods: resource.MustParse("110"), corev1.ResourceName(res): *resource.NewQuantity(int64(accel), resource.DecimalSI),
+		}
+		n := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: instanceType + "-" + strconv.Itoa(i),
+				Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+				Labels: map[string]string{"type": "kwok", "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+					"kubernetes.io/hostname": instanceType + "-" + strconv.Itoa(i), "node.kubernetes.io/instance-type": instanceType}},
+			Spec:   corev1.NodeSpec{Taints: []corev1.Taint{FakeTaint}},
+			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+		}
+		if _, err := c.Client.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+}
+
+// FakeTaint keeps pods off fake nodes unless they tolerate it.
+var FakeTaint = corev1.Taint{Key: "kwok.x-k8s.io/node", Value: "fake", Effect: corev1.TaintEffectNoSchedule}
+
+func freePort(t testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}

@@ -7,11 +7,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+// Gauges is what the metrics' gauges are read from at each scrape: a
+// controller, local or on Kubernetes.
+type Gauges interface {
+	Usage() []FlavorUsage
+	JobCounts() map[string]map[string]int
+	SetObserver(Observer)
+}
+
 // Metrics are live mode's Prometheus metrics, with the names and labels
 // spec/cli.md fixes. Gauges are read from the controller at each scrape;
 // counters and the wait histogram hear of decisions as they are made.
 type Metrics struct {
-	c           *Controller
+	c           Gauges
 	reg         *prometheus.Registry
 	admissions  *prometheus.CounterVec
 	preemptions *prometheus.CounterVec
@@ -21,7 +29,7 @@ type Metrics struct {
 }
 
 // NewMetrics registers the metrics of c.
-func NewMetrics(c *Controller) *Metrics {
+func NewMetrics(c Gauges) *Metrics {
 	m := &Metrics{c: c, reg: prometheus.NewRegistry(),
 		admissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "allot_admissions_total",
 			Help: "Runs started, by team."}, []string{"team"}),

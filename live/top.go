@@ -79,7 +79,7 @@ func (c *Controller) Overview() Overview {
 	if nRun > 0 {
 		o.MeanRuntimeS = runs / float64(nRun)
 	}
-	lend(o.Teams)
+	Lend(o.Teams)
 	if o.Devices > 0 {
 		o.Utilization = float64(o.InUse) / float64(o.Devices)
 	}
@@ -115,7 +115,7 @@ func (c *Controller) Usage() []FlavorUsage {
 			fu.InUse += u.Allocated
 			fu.Teams = append(fu.Teams, u)
 		}
-		lend(fu.Teams)
+		Lend(fu.Teams)
 		out = append(out, fu)
 	}
 	return out
@@ -137,9 +137,9 @@ func (c *Controller) JobCounts() map[string]map[string]int {
 	return out
 }
 
-// lend sets Borrowed (held beyond quota) and counts it as Lent by the
+// Lend sets Borrowed (held beyond quota) and counts it as Lent by the
 // teams below their quota, in order.
-func lend(teams []TeamUsage) {
+func Lend(teams []TeamUsage) {
 	borrowed := 0
 	for i := range teams {
 		u := &teams[i]
@@ -187,7 +187,7 @@ func Tally(devices int, teams []TeamUsage, jobs []View) Overview {
 	if n > 0 {
 		o.MeanWaitS = waits / float64(n)
 	}
-	lend(o.Teams)
+	Lend(o.Teams)
 	if o.Devices > 0 {
 		o.Utilization = float64(o.InUse) / float64(o.Devices)
 	}

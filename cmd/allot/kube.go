@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -113,7 +114,7 @@ func fleetYAML(fleet []kube.FleetType) string {
 
 // serveKube runs the controller on a cluster until interrupted; with a
 // policy file it first writes it to the policy ConfigMap.
-func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap string) error {
+func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap, httpAddr string) error {
 	cs, err := k.client()
 	if err != nil {
 		return err
@@ -137,6 +138,17 @@ func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap string) erro
 	defer shutdown()
 	c := &kube.Controller{Client: cs, Namespace: ns, ConfigMap: configMap, Configure: kubeConfigure("ConfigMap " + ns + "/" + configMap),
 		Clock: live.SystemClock{}, Events: rec}
+	if httpAddr != "" {
+		hl, err := listenHTTP(httpAddr)
+		if err != nil {
+			return err
+		}
+		defer hl.Close()
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
+		go func() { _ = (&http.Server{Handler: mux}).Serve(hl) }()
+		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: metrics on http://%s/metrics\n", hl.Addr())
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "allot live: controller for the cluster, policy from ConfigMap %s/%s\n", ns, configMap)
 	return c.Run(ctx, kube.Options{Log: cmd.ErrOrStderr()})
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,7 +68,7 @@ func TestKubernetesPolicyIsReadOnTheClustersFleet(t *testing.T) {
 // kubeCluster starts a control plane with two p5.48xlarge nodes of 8 GPUs
 // and the controller (`allot live serve --backend kubernetes --config`,
 // this test binary acting as allot) on scenarios/live/kubernetes.yaml.
-func kubeCluster(t *testing.T) (*kubetest.Cluster, func(args ...string) (string, string, int)) {
+func kubeCluster(t *testing.T) (*kubetest.Cluster, string, func(args ...string) (string, string, int)) {
 	c := kubetest.Start(t)
 	c.Nodes("p5.48xlarge", kube.ResourceNVIDIA, 8, 2)
 	for _, ns := range []string{"research", "prod", "allot-system"} {
@@ -78,7 +81,8 @@ func kubeCluster(t *testing.T) (*kubetest.Cluster, func(args ...string) (string,
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	serve := exec.Command(bin, "live", "serve", "--backend", "kubernetes", "--kubeconfig", c.Kubeconfig, "--config", "../../scenarios/live/kubernetes.yaml")
+	addr := freeAddr(t)
+	serve := exec.Command(bin, "live", "serve", "--backend", "kubernetes", "--kubeconfig", c.Kubeconfig, "--config", "../../scenarios/live/kubernetes.yaml", "--http", addr)
 	serve.Env = append(os.Environ(), docCLIEnv+"=1")
 	serve.Stdout, serve.Stderr = &log, &log
 	if err := serve.Start(); err != nil {
@@ -96,7 +100,7 @@ func kubeCluster(t *testing.T) (*kubetest.Cluster, func(args ...string) (string,
 		code := run(append(append([]string{args[0]}, "--backend", "kubernetes", "--kubeconfig", c.Kubeconfig), args[1:]...), &o, &e)
 		return o.String(), e.String(), code
 	}
-	return c, cli
+	return c, addr, cli
 }
 
 // Through allot's own commands on a real API server: submitted jobs are
@@ -105,7 +109,7 @@ func kubeCluster(t *testing.T) (*kubetest.Cluster, func(args ...string) (string,
 // shows as preempted with who took its place, and is admitted again once
 // prod's job is cancelled; `kubectl describe job` tells the same story.
 func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.T) {
-	c, cli := kubeCluster(t)
+	c, addr, cli := kubeCluster(t)
 	tol := kubetest.FakeTaint.Key + "=" + kubetest.FakeTaint.Value + ":" + string(kubetest.FakeTaint.Effect)
 	submit := func(team, class string, gpus int) string {
 		t.Helper()
@@ -155,6 +159,23 @@ func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.
 		t.Errorf("preempted job: %+v", v)
 	}
 	waitState(high, live.StateRunning)
+	wants := []string{
+		`allot_team_allocated_accelerators{instance_type="p5.48xlarge",team="prod"} 8`,
+		`allot_team_allocated_accelerators{instance_type="p5.48xlarge",team="research"} 8`,
+		`allot_jobs{state="preempted",team="research"} 1`,
+		`allot_preemptions_total{reason="InCohortReclamation",team="research"} 1`,
+	}
+	var metrics string
+	waitFor(t, "the controller's /metrics", 10*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		metrics = string(body)
+		return !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(metrics, w) })
+	})
 	out, _, code := cli("describe", low)
 	for _, want := range []string{"Admitted", "InCohortReclamation", "preempted (InCohortReclamation) for " + high} {
 		if code != 0 || !strings.Contains(out, want) {

@@ -272,7 +272,7 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 				if err != nil {
 					return err
 				}
-				return serveKube(cmd, &kt, config, configMap)
+				return serveKube(cmd, &kt, config, configMap, httpAddr)
 			}
 			if config == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
@@ -298,6 +298,19 @@ the daemon stops or is killed; a restarted daemon re-adopts them.`,
 	cmd.Flags().StringVar(&configMap, "policy-configmap", "allot-policy", "with --backend kubernetes: the ConfigMap (in -n, default allot-system) whose policy.yaml the controller follows; --config writes it")
 	addBackendFlags(cmd, &kt)
 	return cmd
+}
+
+// listenHTTP listens for --http: read-only, but bound to 127.0.0.1 unless
+// the address names a host.
+func listenHTTP(addr string) (net.Listener, error) {
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	hl, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--http %s: %w", addr, err))
+	}
+	return hl, nil
 }
 
 func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *live.Access, dataDir, httpAddr string, poll time.Duration) error {
@@ -352,13 +365,10 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 	go func() { errc <- srv.Serve(l) }()
 	left := 2
 	if httpAddr != "" {
-		if strings.HasPrefix(httpAddr, ":") {
-			httpAddr = "127.0.0.1" + httpAddr // read-only, but local unless told otherwise
-		}
-		hl, err := net.Listen("tcp", httpAddr)
+		hl, err := listenHTTP(httpAddr)
 		if err != nil {
 			l.Close()
-			return badInput(fmt.Errorf("--http %s: %w", httpAddr, err))
+			return err
 		}
 		defer hl.Close()
 		mux := http.NewServeMux()

@@ -43,6 +43,7 @@ type Controller struct {
 	Clock     live.Clock
 	Events    record.EventRecorder
 
+	g       gauges
 	cfg     *Config
 	cfgKey  string // ConfigMap resourceVersion and fleet the config was made for
 	cfgErr  string // the last policy error reported
@@ -174,12 +175,19 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		}
 	}
 	plan := core.Schedule(at(now))
+	obs := c.observer()
 	for _, a := range plan.Admitted {
-		c.admit(ctx, byW[a.W], c.cfg.Model.Flavors[a.W.Flavor()].Name, a.Borrowing, now)
+		j := byW[a.W]
+		if c.admit(ctx, j, c.cfg.Model.Flavors[a.W.Flavor()].Name, a.Borrowing, now) && obs != nil {
+			obs.Admitted(c.cfg.Teams[a.W.Queue], now.Sub(waitingSince(j)).Seconds())
+		}
 	}
 	for _, p := range plan.Preempted {
-		c.suspend(ctx, byW[p.W], byW[p.By], fmt.Sprintf("preempted (%s) for %s", p.Reason, ID(byW[p.By])), p.Reason)
+		if c.suspend(ctx, byW[p.W], byW[p.By], fmt.Sprintf("preempted (%s) for %s", p.Reason, ID(byW[p.By])), p.Reason) && obs != nil {
+			obs.Preempted(c.cfg.Teams[p.W.Queue], p.Reason)
+		}
 	}
+	c.tally(jobs.Items, alive)
 	for _, w := range waiting {
 		if slices.ContainsFunc(plan.Admitted, func(a policies.Admission) bool { return a.W == w }) {
 			continue
@@ -192,6 +200,15 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	return c.epoch().Add(time.Duration(wake * float64(time.Second))), nil
+}
+
+// waitingSince is when the job last joined its queue: submitted, or
+// preempted.
+func waitingSince(j *batchv1.Job) time.Time {
+	if t, ok := annTime(j, AnnPreempted); ok {
+		return t
+	}
+	return submitted(j)
 }
 
 // epoch is time 0 of the core: the controller's start.
@@ -255,7 +272,7 @@ func (c *Controller) reconfigure(ctx context.Context, fleet []FleetType) error {
 }
 
 // admit un-suspends a job on an instance type.
-func (c *Controller) admit(ctx context.Context, j *batchv1.Job, flavor string, borrowing bool, now time.Time) {
+func (c *Controller) admit(ctx context.Context, j *batchv1.Job, flavor string, borrowing bool, now time.Time) bool {
 	how := "admitted on " + flavor
 	if borrowing {
 		how += ", borrowing idle quota"
@@ -266,19 +283,21 @@ func (c *Controller) admit(ctx context.Context, j *batchv1.Job, flavor string, b
 	}
 	patch := map[string]any{"metadata": map[string]any{"annotations": ann},
 		"spec": map[string]any{"suspend": false, "template": map[string]any{"spec": map[string]any{"nodeSelector": map[string]string{InstanceTypeLabel: flavor}}}}}
-	if c.patch(ctx, j, patch) {
-		c.Events.Event(j, corev1.EventTypeNormal, "Admitted", how)
+	if !c.patch(ctx, j, patch) {
+		return false
 	}
+	c.Events.Event(j, corev1.EventTypeNormal, "Admitted", how)
+	return true
 }
 
 // suspend stops a running job and requeues it: its pods are deleted with
 // their grace period. by is the job it made room for (nil: none).
-func (c *Controller) suspend(ctx context.Context, j *batchv1.Job, by *batchv1.Job, why, reason string) {
-	c.suspendWith(ctx, j, by, nil, why, reason)
+func (c *Controller) suspend(ctx context.Context, j *batchv1.Job, by *batchv1.Job, why, reason string) bool {
+	return c.suspendWith(ctx, j, by, nil, why, reason)
 }
 
 // suspendWith is suspend that sets more annotations.
-func (c *Controller) suspendWith(ctx context.Context, j *batchv1.Job, by *batchv1.Job, more map[string]any, why, reason string) {
+func (c *Controller) suspendWith(ctx context.Context, j *batchv1.Job, by *batchv1.Job, more map[string]any, why, reason string) bool {
 	ann := map[string]any{AnnReason: why}
 	for k, v := range more {
 		ann[k] = v
@@ -289,9 +308,11 @@ func (c *Controller) suspendWith(ctx context.Context, j *batchv1.Job, by *batchv
 		ann[AnnPreemptions] = strconv.Itoa(preemptions(j) + 1)
 	}
 	patch := map[string]any{"metadata": map[string]any{"annotations": ann}, "spec": map[string]any{"suspend": true}}
-	if c.patch(ctx, j, patch) {
-		c.Events.Event(j, corev1.EventTypeNormal, reason, why)
+	if !c.patch(ctx, j, patch) {
+		return false
 	}
+	c.Events.Event(j, corev1.EventTypeNormal, reason, why)
+	return true
 }
 
 // setReason records why a job waits, when it changed.

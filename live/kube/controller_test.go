@@ -42,7 +42,8 @@ func testPolicy(policy []byte, fleet []FleetType) (*Config, error) {
 			{Name: "b", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(qb), MaxPreemptions: -1},
 		}}
 	return &Config{Config: &live.Config{Name: "test", Policy: "quota", Model: m, Teams: []string{"a", "b"},
-		Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 5 * time.Second, MaxRetries: -1},
+		Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 5 * time.Second, MaxRetries: -1,
+		Quotas: [][]int{{int(qa)}, {int(qb)}}},
 		Namespaces: []string{"a", "b"}, Types: fleet, PlacementTimeout: time.Duration(timeout) * time.Second}, nil
 }
 

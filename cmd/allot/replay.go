@@ -47,7 +47,7 @@ The simulation is run with no restore time and no checkpoint save time, as
 the sleeping jobs have; scenarios with node failures, timeline changes,
 backfill, several speeds or fractional accelerators are refused. Exit 1
 when they disagree.`,
-		Example:     `  allot live replay scenarios/live/replay-two-teams.yaml --speedup 2400`,
+		Example:     `  allot live replay scenarios/live/replay-two-teams.yaml --speedup 600`,
 		Annotations: map[string]string{needsDaemon: "starts one and runs for minutes"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

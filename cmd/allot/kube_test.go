@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,6 +177,10 @@ func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.
 		metrics = string(body)
 		return !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(metrics, w) })
 	})
+	if out, errs, code := cli("top", "--once"); code != 0 || !strings.HasPrefix(out, "devices 16/16 in use (100%)") ||
+		!regexp.MustCompile(`(?m)^research\s+8\s+8\s+0\s+0\s+0\s+1\s+1`).MatchString(out) {
+		t.Errorf("top --once: exit %d %s\n%s", code, errs, out)
+	}
 	out, _, code := cli("describe", low)
 	for _, want := range []string{"Admitted", "InCohortReclamation", "preempted (InCohortReclamation) for " + high} {
 		if code != 0 || !strings.Contains(out, want) {

@@ -50,7 +50,6 @@ func testPolicy(policy []byte, fleet []FleetType) (*Config, error) {
 type env struct {
 	t      *testing.T
 	c      *kubetest.Cluster
-	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -76,12 +75,19 @@ func start(t *testing.T, policy string, nodes int) *env {
 
 // run starts a controller; stop ends it.
 func (e *env) run() {
+	e.cancel, e.done = e.replica("first")
+	e.t.Cleanup(e.stop)
+}
+
+// replica starts a controller named identity; cancel stops it, and done
+// gives what its Run returned.
+func (e *env) replica(identity string) (cancel context.CancelFunc, done chan error) {
 	rec, stop := Recorder(e.c.Client)
 	ctrl := &Controller{Client: e.c.Client, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: testPolicy, Clock: live.SystemClock{}, Events: rec}
-	e.ctx, e.cancel = context.WithCancel(context.Background())
-	e.done = make(chan error, 1)
-	go func() { e.done <- ctrl.Run(e.ctx, Options{Resync: time.Second}); stop() }()
-	e.t.Cleanup(e.stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	done = make(chan error, 1)
+	go func() { done <- ctrl.Run(ctx, Options{Identity: identity, Resync: time.Second}); stop() }()
+	return cancel, done
 }
 
 func (e *env) stop() {
@@ -92,6 +98,15 @@ func (e *env) stop() {
 		}
 		e.cancel = nil
 	}
+}
+
+// holder is who holds the leader Lease.
+func (e *env) holder() string {
+	l, err := e.c.Client.CoordinationV1().Leases("allot-system").Get(context.Background(), "allot-controller", metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
 }
 
 // job creates a suspended job of one pod with gpus GPUs in team ns;
@@ -317,4 +332,46 @@ func TestAdmittedJobNotRunningWithinThePlacementTimeoutIsRequeued(t *testing.T) 
 	if !strings.Contains(j.Annotations[AnnReason], "placement_timeout") || j.Annotations[AnnTimeouts] != "1" || j.Annotations[AnnRetryAfter] == "" {
 		t.Errorf("requeued with annotations %v, want the placement timeout, counted, and a time to retry", j.Annotations)
 	}
+}
+
+// Two replicas run at once: only the one holding the Lease acts, so no
+// job is admitted twice; when it stops, the other takes the Lease and
+// goes on deciding.
+func TestOnlyTheLeaderActsAndAStandbyTakesOver(t *testing.T) {
+	e := start(t, "4 4", 1)
+	waitHolder := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for e.holder() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("the Lease is held by %q, want %q", e.holder(), want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitHolder("first")
+	cancel, done := e.replica("second")
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("second controller: %v", err)
+		}
+	}()
+	e.job("a", "one", "low", 4, "")
+	e.job("b", "two", "low", 4, "")
+	e.wait("a", "one", "admitted", admitted)
+	e.wait("b", "two", "admitted", admitted)
+	if got := e.events("a", "one"); strings.Count(got, "Admitted:") != 1 {
+		t.Errorf("one was admitted more than once: %s", got)
+	}
+	if h := e.holder(); h != "first" {
+		t.Errorf("the Lease moved to %q while first ran", h)
+	}
+	e.stop() // first lets the Lease go
+	waitHolder("second")
+	if err := e.c.Client.BatchV1().Jobs("a").Delete(context.Background(), "one", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}); err != nil {
+		t.Fatal(err)
+	}
+	e.job("a", "three", "low", 4, "")
+	e.wait("a", "three", "admitted by the second", admitted)
 }

@@ -287,6 +287,7 @@ func (c *Controller) admit(ctx context.Context, j *batchv1.Job, flavor string, b
 		return false
 	}
 	c.Events.Event(j, corev1.EventTypeNormal, "Admitted", how)
+	c.condition(ctx, j, corev1.ConditionTrue, "Admitted", how)
 	return true
 }
 
@@ -312,6 +313,7 @@ func (c *Controller) suspendWith(ctx context.Context, j *batchv1.Job, by *batchv
 		return false
 	}
 	c.Events.Event(j, corev1.EventTypeNormal, reason, why)
+	c.condition(ctx, j, corev1.ConditionFalse, reason, why)
 	return true
 }
 
@@ -322,6 +324,7 @@ func (c *Controller) setReason(ctx context.Context, j *batchv1.Job, why string) 
 	}
 	if c.patch(ctx, j, map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnReason: why}}}) {
 		c.Events.Event(j, corev1.EventTypeNormal, "Pending", why)
+		c.condition(ctx, j, corev1.ConditionFalse, "Pending", why)
 	}
 }
 
@@ -332,6 +335,23 @@ func (c *Controller) note(ctx context.Context, j *batchv1.Job, typ, reason, msg 
 	}
 	if c.patch(ctx, j, map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnReason: msg}}}) {
 		c.Events.Event(j, typ, reason, msg)
+		c.condition(ctx, j, corev1.ConditionFalse, reason, msg)
+	}
+}
+
+// ConditionAdmitted is the Job condition allot keeps: True while the job
+// is admitted, False with the reason while it waits or is being stopped.
+const ConditionAdmitted batchv1.JobConditionType = "Admitted"
+
+// condition sets the job's Admitted condition (a strategic merge on its
+// status, keyed by type, so the Job controller's own conditions stay).
+func (c *Controller) condition(ctx context.Context, j *batchv1.Job, status corev1.ConditionStatus, reason, msg string) {
+	now := metav1.NewTime(c.Clock.Now())
+	cond := batchv1.JobCondition{Type: ConditionAdmitted, Status: status, Reason: reason, Message: msg, LastProbeTime: now, LastTransitionTime: now}
+	data, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []batchv1.JobCondition{cond}}})
+	_, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.StrategicMergePatchType, data, metav1.PatchOptions{}, "status")
+	if err != nil && !apierrors.IsNotFound(err) {
+		c.Events.Eventf(j, corev1.EventTypeWarning, "PatchFailed", "allot could not set the job's condition: %v", err)
 	}
 }
 

@@ -187,7 +187,8 @@ func suspended(j *batchv1.Job, running int) bool { return *j.Spec.Suspend && run
 
 // Admission un-suspends a job with the chosen instance type as its node
 // selector, and its pod runs there; a job over the free room waits,
-// suspended, with the core's reason on it and in its Events.
+// suspended, with the core's reason on it, in its Admitted condition and
+// in its Events.
 func TestAdmissionSetsTheInstanceTypeAndUnsuspends(t *testing.T) {
 	e := start(t, "4 4", 1)
 	e.job("a", "first", "low", 6, "")
@@ -205,6 +206,17 @@ func TestAdmissionSetsTheInstanceTypeAndUnsuspends(t *testing.T) {
 	}
 	if why := j.Annotations[AnnReason]; !strings.Contains(why, "p5.48xlarge") {
 		t.Errorf("a's waiting job says %q", why)
+	}
+	for name, want := range map[string]string{"first": "True Admitted", "second": "False Pending"} {
+		got := ""
+		for _, c := range e.get("a", name).Status.Conditions {
+			if c.Type == ConditionAdmitted {
+				got = string(c.Status) + " " + c.Reason
+			}
+		}
+		if got != want {
+			t.Errorf("%s's Admitted condition is %q, want %q", name, got, want)
+		}
 	}
 	if got := e.events("a", "first"); !strings.Contains(got, "Admitted: admitted on p5.48xlarge") {
 		t.Errorf("allot's events of the admitted job: %s", got)

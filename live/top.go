@@ -29,11 +29,11 @@ type Overview struct {
 func (c *Controller) Overview() Overview {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var o Overview
+	devices := 0
 	for _, f := range c.cfg.Flavors {
-		o.Devices += len(f.Devices)
+		devices += len(f.Devices)
 	}
-	byTeam := map[string]*TeamUsage{}
+	var teams []TeamUsage
 	for i, t := range c.cfg.Teams {
 		u := TeamUsage{Team: t}
 		if i < len(c.cfg.Quotas) {
@@ -41,47 +41,23 @@ func (c *Controller) Overview() Overview {
 				u.Quota += q
 			}
 		}
-		o.Teams = append(o.Teams, u)
+		teams = append(teams, u)
 	}
-	for i := range o.Teams {
-		byTeam[o.Teams[i].Team] = &o.Teams[i]
-	}
-	var waits, runs float64
-	var nWait, nRun int
+	views := make([]View, 0, len(c.jobs))
+	var runs float64
+	var nRun int
 	for _, r := range c.jobs {
 		j := r.j
-		u := byTeam[j.Team]
-		if u == nil {
-			continue
-		}
-		switch j.State {
-		case StatePending:
-			u.Pending++
-		case StatePreempted:
-			u.Preempted++
-		case StateRunning:
-			u.Running++
-			u.Allocated += len(j.Devices)
-			o.InUse += len(j.Devices)
-		}
-		if j.Started != nil {
-			waits += j.Started.Sub(j.Submitted).Seconds()
-			nWait++
-			if j.Ended != nil {
-				runs += j.Ended.Sub(*j.Started).Seconds()
-				nRun++
-			}
+		// A running job holds the devices it was given.
+		views = append(views, View{Team: j.Team, State: j.State, Accelerators: len(j.Devices), Submitted: j.Submitted, Started: j.Started})
+		if j.Started != nil && j.Ended != nil {
+			runs += j.Ended.Sub(*j.Started).Seconds()
+			nRun++
 		}
 	}
-	if nWait > 0 {
-		o.MeanWaitS = waits / float64(nWait)
-	}
+	o := Tally(devices, teams, views)
 	if nRun > 0 {
 		o.MeanRuntimeS = runs / float64(nRun)
-	}
-	Lend(o.Teams)
-	if o.Devices > 0 {
-		o.Utilization = float64(o.InUse) / float64(o.Devices)
 	}
 	return o
 }
@@ -153,9 +129,10 @@ func Lend(teams []TeamUsage) {
 	}
 }
 
-// Tally sums up jobs as Overview does, from their views: teams carry each
-// team's Quota; a running job holds its accelerators. Runtime is not in a
-// view, so MeanRuntimeS stays 0.
+// Tally sums up jobs from their views: teams carry each team's Quota; a
+// running job holds its accelerators; the mean wait is over jobs that
+// started (submit to first start). Runtime is not in a view, so
+// MeanRuntimeS stays 0.
 func Tally(devices int, teams []TeamUsage, jobs []View) Overview {
 	o := Overview{Devices: devices, Teams: teams}
 	at := map[string]*TeamUsage{}

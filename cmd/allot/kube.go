@@ -288,7 +288,17 @@ func kubeJobs(k *kubeTarget) ([]live.View, error) {
 	return out, nil
 }
 
-// kubeJob finds one job by namespace/name (or name with -n).
+// clientJob is a client and the job id names.
+func (k *kubeTarget) clientJob(id string) (kubernetes.Interface, *batchv1.Job, error) {
+	cs, err := k.client()
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := k.job(cs, id)
+	return cs, j, err
+}
+
+// job finds one job by namespace/name (or name with -n).
 func (k *kubeTarget) job(cs kubernetes.Interface, id string) (*batchv1.Job, error) {
 	ns, name, ok := strings.Cut(id, "/")
 	if !ok {
@@ -306,11 +316,7 @@ func (k *kubeTarget) job(cs kubernetes.Interface, id string) (*batchv1.Job, erro
 
 // describeKube is a job's view and its Events, oldest first.
 func describeKube(k *kubeTarget, id string) (*live.Description, error) {
-	cs, err := k.client()
-	if err != nil {
-		return nil, err
-	}
-	j, err := k.job(cs, id)
+	cs, j, err := k.clientJob(id)
 	if err != nil {
 		return nil, err
 	}
@@ -357,11 +363,7 @@ func eventTime(e *corev1.Event) time.Time {
 // cancelKube stops a job for good: suspended (its pods deleted with their
 // grace period) and marked cancelled, which the controller leaves alone.
 func cancelKube(k *kubeTarget, id string) error {
-	cs, err := k.client()
-	if err != nil {
-		return err
-	}
-	j, err := k.job(cs, id)
+	cs, j, err := k.clientJob(id)
 	if err != nil {
 		return err
 	}
@@ -377,11 +379,7 @@ func cancelKube(k *kubeTarget, id string) error {
 // logsKube copies the logs of the job's pods, oldest pod first, following
 // the last one with follow; a pod whose node keeps no logs says so.
 func logsKube(cmd *cobra.Command, k *kubeTarget, id string, follow bool) error {
-	cs, err := k.client()
-	if err != nil {
-		return err
-	}
-	j, err := k.job(cs, id)
+	cs, j, err := k.clientJob(id)
 	if err != nil {
 		return err
 	}

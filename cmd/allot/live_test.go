@@ -337,30 +337,41 @@ func TestLogsFollowPrintsOutputUntilTheJobEnds(t *testing.T) {
 	}
 }
 
-// Without a fleet section the daemon's devices are the GPUs nvidia-smi
-// lists, by their own indexes, and a job sees only those it was given.
-func TestDaemonWithoutAFleetRunsOnTheGPUsNvidiaSmiLists(t *testing.T) {
+// discoveringDaemon starts a daemon on a policy of one team, research,
+// with quota of a discovered instance type, on a machine whose device
+// tools are the given scripts (name -> text) first on PATH; it submits a
+// job of acc accelerators that echoes its environment and returns what it
+// printed.
+func discoveringDaemon(t *testing.T, tools map[string]string, quota string, acc int, echo string) (*daemon, string) {
 	bin := t.TempDir()
-	smi := "#!/bin/sh\nprintf '0, NVIDIA A100-SXM4-40GB, 40960 MiB\\n3, NVIDIA A100-SXM4-40GB, 40960 MiB\\n'\n"
-	if err := os.WriteFile(filepath.Join(bin, "nvidia-smi"), []byte(smi), 0o755); err != nil {
-		t.Fatal(err)
+	for name, text := range tools {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cfg := filepath.Join(t.TempDir(), "policy.yaml")
-	policy := "teams:\n  - {name: research, quota: {nvidia-a100-sxm4-40gb: 2}}\npriority_classes: [{name: low, value: 1}]\npolicy: {kind: quota}\n"
+	policy := "teams:\n  - {name: research, quota: {" + quota + "}}\npriority_classes: [{name: low, value: 1}]\npolicy: {kind: quota}\n"
 	if err := os.WriteFile(cfg, []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	d := newDaemon(t, cfg, "PATH="+bin+":"+os.Getenv("PATH"))
-	out, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "2", "--", "sh", "-c", "echo $CUDA_VISIBLE_DEVICES")
+	out, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", strconv.Itoa(acc), "--", "sh", "-c", "echo "+echo)
 	if code != 0 {
 		t.Fatalf("submit: %d %s", code, errs)
 	}
 	id := strings.TrimSpace(out)
-	v := d.waitState(id, live.StateSucceeded, 10*time.Second)
-	if v.InstanceType != "" && v.InstanceType != "nvidia-a100-sxm4-40gb" {
-		t.Errorf("instance type %q", v.InstanceType)
+	if v := d.waitState(id, live.StateSucceeded, 10*time.Second); v.InstanceType != "" && !strings.HasPrefix(quota, v.InstanceType+":") {
+		t.Errorf("instance type %q, want that of %s", v.InstanceType, quota)
 	}
-	if got := d.stdout(id); got != "0,3\n" {
+	return d, d.stdout(id)
+}
+
+// Without a fleet section the daemon's devices are the GPUs nvidia-smi
+// lists, by their own indexes, and a job sees only those it was given.
+func TestDaemonWithoutAFleetRunsOnTheGPUsNvidiaSmiLists(t *testing.T) {
+	smi := "#!/bin/sh\nprintf '0, NVIDIA A100-SXM4-40GB, 40960 MiB\\n3, NVIDIA A100-SXM4-40GB, 40960 MiB\\n'\n"
+	d, got := discoveringDaemon(t, map[string]string{"nvidia-smi": smi}, "nvidia-a100-sxm4-40gb: 2", 2, "$CUDA_VISIBLE_DEVICES")
+	if got != "0,3\n" {
 		t.Errorf("the job saw CUDA_VISIBLE_DEVICES=%q, want the listed GPUs 0,3", got)
 	}
 	if _, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "3", "--", "true"); code != exitBadInput || !strings.Contains(errs, "this machine has 2") {
@@ -372,7 +383,6 @@ func TestDaemonWithoutAFleetRunsOnTheGPUsNvidiaSmiLists(t *testing.T) {
 // those neuron-ls lists, one accelerator each, and a job is shown the
 // NeuronCores of the devices it was given.
 func TestDaemonWithoutAFleetRunsOnTheNeuronDevicesNeuronLsLists(t *testing.T) {
-	bin := t.TempDir()
 	ls := `#!/bin/sh
 cat <<'JSON'
 [{"neuron_device": 0, "nc_count": 2, "neuroncore_ids": [0, 1], "memory_size": 34359738368, "instance_type": "trn1.32xlarge"},
@@ -381,24 +391,8 @@ cat <<'JSON'
 JSON
 `
 	smi := "#!/bin/sh\necho 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.' >&2\nexit 9\n"
-	for name, text := range map[string]string{"neuron-ls": ls, "nvidia-smi": smi} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(t.TempDir(), "policy.yaml")
-	policy := "teams:\n  - {name: research, quota: {neuron-trn1: 3}}\npriority_classes: [{name: low, value: 1}]\npolicy: {kind: quota}\n"
-	if err := os.WriteFile(cfg, []byte(policy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d := newDaemon(t, cfg, "PATH="+bin+":"+os.Getenv("PATH"))
-	out, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "2", "--", "sh", "-c", "echo cores=$NEURON_RT_VISIBLE_CORES cuda=$CUDA_VISIBLE_DEVICES")
-	if code != 0 {
-		t.Fatalf("submit: %d %s", code, errs)
-	}
-	id := strings.TrimSpace(out)
-	d.waitState(id, live.StateSucceeded, 10*time.Second)
-	if got := d.stdout(id); got != "cores=0-3 cuda=\n" {
+	d, got := discoveringDaemon(t, map[string]string{"neuron-ls": ls, "nvidia-smi": smi}, "neuron-trn1: 3", 2, "cores=$NEURON_RT_VISIBLE_CORES cuda=$CUDA_VISIBLE_DEVICES")
+	if got != "cores=0-3 cuda=\n" {
 		t.Errorf("the job saw %q, want the NeuronCores of devices 0 and 1 (0-3) and no CUDA devices", got)
 	}
 	if _, errs, code := d.cli("submit", "--team", "research", "--priority", "low", "--accelerators", "4", "--", "true"); code != exitBadInput || !strings.Contains(errs, "this machine has 3") {

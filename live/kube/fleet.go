@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -30,7 +31,7 @@ type FleetType struct {
 func FleetOf(nodes []corev1.Node) (types []FleetType, left []string) {
 	byName := map[string]*FleetType{}
 	sorted := slices.Clone(nodes)
-	slices.SortFunc(sorted, func(a, b corev1.Node) int { return cmpStr(a.Name, b.Name) })
+	slices.SortFunc(sorted, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	for _, n := range sorted {
 		it := n.Labels[InstanceTypeLabel]
 		res, count := accelerators(&n)
@@ -64,7 +65,7 @@ func FleetOf(nodes []corev1.Node) (types []FleetType, left []string) {
 			types = append(types, *t)
 		}
 	}
-	slices.SortFunc(types, func(a, b FleetType) int { return cmpStr(a.Name, b.Name) })
+	slices.SortFunc(types, func(a, b FleetType) int { return strings.Compare(a.Name, b.Name) })
 	return types, left
 }
 
@@ -84,14 +85,4 @@ func ready(n *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

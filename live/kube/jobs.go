@@ -3,6 +3,7 @@ package kube
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/allot-sim/allot/live"
@@ -182,6 +183,6 @@ func sortJobs(jobs []batchv1.Job) {
 		if c := submitted(&a).Compare(submitted(&b)); c != 0 {
 			return c
 		}
-		return cmpStr(ID(&a), ID(&b))
+		return strings.Compare(ID(&a), ID(&b))
 	})
 }

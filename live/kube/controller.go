@@ -358,7 +358,13 @@ func (c *Controller) condition(ctx context.Context, j *batchv1.Job, status corev
 // patch merge-patches a job; a job changed meanwhile (its resourceVersion
 // is in the patch) is left to the next sync.
 func (c *Controller) patch(ctx context.Context, j *batchv1.Job, p map[string]any) bool {
-	p["metadata"].(map[string]any)["resourceVersion"] = j.ResourceVersion
+	meta := p["metadata"].(map[string]any)
+	meta["resourceVersion"] = j.ResourceVersion
+	if q := c.team(j); q >= 0 && j.Labels[LabelTeam] == "" {
+		// Managed for its namespace: labelled too, so that allot jobs and
+		// kubectl -l find it.
+		meta["labels"] = map[string]string{LabelTeam: c.cfg.Teams[q]}
+	}
 	data, _ := json.Marshal(p)
 	_, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, data, metav1.PatchOptions{})
 	switch {

@@ -193,6 +193,9 @@ func TestAdmissionSetsTheInstanceTypeAndUnsuspends(t *testing.T) {
 	e := start(t, "4 4", 1)
 	e.job("a", "first", "low", 6, "")
 	j := e.wait("a", "first", "admitted", admitted)
+	if j.Labels[LabelTeam] != "a" {
+		t.Errorf("the job of namespace a is labelled team %q, want a", j.Labels[LabelTeam])
+	}
 	if sel := j.Spec.Template.Spec.NodeSelector[InstanceTypeLabel]; sel != "p5.48xlarge" || j.Annotations[AnnFlavor] != "p5.48xlarge" {
 		t.Errorf("admitted with node selector %q, flavor %q; want p5.48xlarge", sel, j.Annotations[AnnFlavor])
 	}

@@ -252,19 +252,27 @@ func newServeCmd() *cobra.Command {
 	var kt kubeTarget
 	var poll time.Duration
 	cmd := &cobra.Command{
-		Use:   "serve --config FILE [--data-dir DIR]",
-		Short: "Run the live daemon on this machine",
+		Use:   "serve --config FILE [--data-dir DIR] | --backend kubernetes [--config FILE]",
+		Short: "Run the live daemon on this machine, or the controller of a cluster",
 		Long: `Run the live daemon: FILE is a scenario or a policy file. Its fleet's devices
 are this machine's, numbered from 0; without a fleet section, the NVIDIA
 GPUs nvidia-smi lists are (one instance type per model, named
-nvidia-MODEL, which team quotas name). State is kept in DIR
+nvidia-MODEL), else the Neuron devices neuron-ls lists (neuron-FAMILY);
+team quotas name these types. State is kept in DIR
 (default ~/.local/share/allot, /var/lib/allot as root) and the API listens
 on DIR/allot.sock, for the daemon's own user only unless the file's live
 section says who else may submit to which teams. Jobs keep running when
-the daemon stops or is killed; a restarted daemon re-adopts them.`,
+the daemon stops or is killed; a restarted daemon re-adopts them.
+
+With --backend kubernetes it is the controller of a cluster's batch/v1
+Jobs: its policy is the policy.yaml of ConfigMap -n/--policy-configmap
+(allot-system/allot-policy; --config FILE writes it first), its fleet the
+cluster's nodes; replicas elect a leader. See docs/live.md.`,
 		Example: `  allot live serve --config scenarios/live/two-teams.yaml --data-dir /tmp/allot --http :9464 &
   export ALLOT_SOCKET=/tmp/allot/allot.sock
-  curl -s 127.0.0.1:9464/metrics | grep allot_team_allocated`,
+  curl -s 127.0.0.1:9464/metrics | grep allot_team_allocated
+  # on a cluster: the policy goes to ConfigMap allot-system/allot-policy
+  allot live serve --backend kubernetes --config scenarios/live/kubernetes.yaml`,
 		Annotations: map[string]string{needsDaemon: "starts one"},
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -438,7 +446,8 @@ the policy gives it (CUDA_VISIBLE_DEVICES, NEURON_RT_VISIBLE_CORES), with
 ALLOT_JOB_ID, ALLOT_CHECKPOINT_DIR and ALLOT_RESTART_COUNT set. A
 preempted job gets SIGTERM, the policy's grace period to checkpoint, then
 SIGKILL, and is restarted later with the same command.`,
-		Example:     `  allot submit --team research --priority low --accelerators 2 -- sh docs/examples/train.sh`,
+		Example: `  allot submit --team research --priority low --accelerators 2 -- sh docs/examples/train.sh
+  allot submit --backend kubernetes --team research --priority low --accelerators 8 --image my/train:1 -- python train.py`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

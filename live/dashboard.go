@@ -18,11 +18,23 @@ type Page func(w io.Writer, h *History, o Overview) error
 // run to "now", so an older one would show a stale right edge.
 const pageTTL = 5 * time.Second
 
+// Source is what a dashboard shows: a controller, local or on Kubernetes.
+// Version changes whenever what History returns may have.
+type Source interface {
+	Version() uint64
+	History() (*History, error)
+	Overview() Overview
+	Now() time.Time
+}
+
+// Now is the controller's clock.
+func (c *Controller) Now() time.Time { return c.clock.Now() }
+
 // Dashboard serves the read-only dashboard: the page at /, and an empty
 // answer for the icon browsers ask for, so that they log no error. A page
-// is rendered at most once per write to the store and pageTTL, however
+// is rendered at most once per version of the source and pageTTL, however
 // many browsers ask.
-func Dashboard(c *Controller, page Page) http.Handler {
+func Dashboard(c Source, page Page) http.Handler {
 	var mu sync.Mutex
 	var cached []byte
 	var version uint64
@@ -32,7 +44,7 @@ func Dashboard(c *Controller, page Page) http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
-		if v := c.Version(); cached == nil || v != version || c.clock.Now().Sub(at) >= pageTTL {
+		if v := c.Version(); cached == nil || v != version || c.Now().Sub(at) >= pageTTL {
 			h, err := c.History()
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -43,7 +55,7 @@ func Dashboard(c *Controller, page Page) http.Handler {
 				http.Error(w, fmt.Sprintf("render dashboard: %v", err), http.StatusInternalServerError)
 				return
 			}
-			cached, version, at = b.Bytes(), v, c.clock.Now()
+			cached, version, at = b.Bytes(), v, c.Now()
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write(cached)

@@ -55,46 +55,54 @@ func (c *Controller) historyHead() (*History, error) {
 	if err := c.flush(); err != nil {
 		return nil, err
 	}
-	h := &History{Name: c.cfg.Name, Policy: c.cfg.Policy, Now: c.now(), PriorityClasses: []string{""}}
-	for _, fd := range c.cfg.Flavors {
-		ti := workload.TypeInfo{Name: fd.Name, Accelerators: fd.PerNode, PricePerHour: fd.PricePerHour, Priced: fd.Priced}
-		if fd.PerNode > 0 {
-			ti.Nodes = len(fd.Devices) / fd.PerNode
-		}
-		h.Types = append(h.Types, ti)
-	}
-	for q, name := range c.cfg.Teams {
-		tm := workload.TeamInfo{Name: name, Weight: 1}
-		if q < len(c.cfg.Model.Queues) && c.cfg.Model.Queues[q].Weight > 0 {
-			tm.Weight = c.cfg.Model.Queues[q].Weight
-		}
-		for f := range c.cfg.Flavors {
-			v := 0.0
-			if q < len(c.cfg.Quotas) && f < len(c.cfg.Quotas[q]) {
-				v = float64(c.cfg.Quotas[q][f])
-			}
-			tm.Quota = append(tm.Quota, v)
-		}
-		h.Teams = append(h.Teams, tm)
-	}
-	var classes []string
-	for name := range c.cfg.Priorities {
-		if name != "" {
-			classes = append(classes, name)
-		}
-	}
-	// By value, then name: the order a report lists them in.
-	sort.Slice(classes, func(a, b int) bool {
-		pa, pb := c.cfg.Priorities[classes[a]], c.cfg.Priorities[classes[b]]
-		return pa < pb || pa == pb && classes[a] < classes[b]
-	})
-	h.PriorityClasses = append(h.PriorityClasses, classes...)
+	h := c.cfg.History(c.now())
 	for _, r := range c.jobs {
 		j := *r.j
 		j.Command, j.Dir = nil, ""
 		h.Jobs = append(h.Jobs, j)
 	}
 	return h, nil
+}
+
+// History is the head of a history of this configuration at now: its
+// name and policy, instance types, teams with their quotas, and priority
+// classes; no jobs or events yet.
+func (cfg *Config) History(now float64) *History {
+	h := &History{Name: cfg.Name, Policy: cfg.Policy, Now: now, PriorityClasses: []string{""}}
+	for _, fd := range cfg.Flavors {
+		ti := workload.TypeInfo{Name: fd.Name, Accelerators: fd.PerNode, PricePerHour: fd.PricePerHour, Priced: fd.Priced}
+		if fd.PerNode > 0 {
+			ti.Nodes = len(fd.Devices) / fd.PerNode
+		}
+		h.Types = append(h.Types, ti)
+	}
+	for q, name := range cfg.Teams {
+		tm := workload.TeamInfo{Name: name, Weight: 1}
+		if q < len(cfg.Model.Queues) && cfg.Model.Queues[q].Weight > 0 {
+			tm.Weight = cfg.Model.Queues[q].Weight
+		}
+		for f := range cfg.Flavors {
+			v := 0.0
+			if q < len(cfg.Quotas) && f < len(cfg.Quotas[q]) {
+				v = float64(cfg.Quotas[q][f])
+			}
+			tm.Quota = append(tm.Quota, v)
+		}
+		h.Teams = append(h.Teams, tm)
+	}
+	var classes []string
+	for name := range cfg.Priorities {
+		if name != "" {
+			classes = append(classes, name)
+		}
+	}
+	// By value, then name: the order a report lists them in.
+	sort.Slice(classes, func(a, b int) bool {
+		pa, pb := cfg.Priorities[classes[a]], cfg.Priorities[classes[b]]
+		return pa < pb || pa == pb && classes[a] < classes[b]
+	})
+	h.PriorityClasses = append(h.PriorityClasses, classes...)
+	return h
 }
 
 // histJob is a job's state while its history is replayed into records.

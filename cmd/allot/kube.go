@@ -146,8 +146,9 @@ func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap, httpAddr st
 		defer hl.Close()
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
+		mux.Handle("GET /", live.Dashboard(c, dashboardPage))
 		go func() { _ = (&http.Server{Handler: mux}).Serve(hl) }()
-		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: metrics on http://%s/metrics\n", hl.Addr())
+		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: dashboard on http://%s/ and metrics on /metrics\n", hl.Addr())
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "allot live: controller for the cluster, policy from ConfigMap %s/%s\n", ns, configMap)
 	return c.Run(ctx, kube.Options{Log: cmd.ErrOrStderr()})
@@ -339,25 +340,15 @@ func describeKube(k *kubeTarget, id string) (*live.Description, error) {
 	if err != nil {
 		return nil, kubeErr(err)
 	}
-	slices.SortStableFunc(evs.Items, func(a, b corev1.Event) int { return eventTime(&a).Compare(eventTime(&b)) })
+	slices.SortStableFunc(evs.Items, func(a, b corev1.Event) int { return kube.EventTime(&a).Compare(kube.EventTime(&b)) })
 	t0 := j.CreationTimestamp.Time
 	for _, e := range evs.Items {
 		if e.InvolvedObject.UID != j.UID {
 			continue
 		}
-		d.History = append(d.History, live.Event{Time: eventTime(&e).Sub(t0).Seconds(), Job: kube.ID(j), Kind: e.Reason, Detail: e.Message})
+		d.History = append(d.History, live.Event{Time: kube.EventTime(&e).Sub(t0).Seconds(), Job: kube.ID(j), Kind: e.Reason, Detail: e.Message})
 	}
 	return d, nil
-}
-
-func eventTime(e *corev1.Event) time.Time {
-	if !e.EventTime.IsZero() {
-		return e.EventTime.Time
-	}
-	if !e.LastTimestamp.IsZero() {
-		return e.LastTimestamp.Time
-	}
-	return e.FirstTimestamp.Time
 }
 
 // cancelKube stops a job for good: suspended (its pods deleted with their
@@ -371,7 +362,8 @@ func cancelKube(k *kubeTarget, id string) error {
 	if who == "" {
 		who = fmt.Sprintf("uid %d", os.Getuid())
 	}
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q,%q:"cancelled"}},"spec":{"suspend":true}}`, kube.AnnCancelled, who, kube.AnnReason)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q,%q:%q,%q:"cancelled"}},"spec":{"suspend":true}}`,
+		kube.AnnCancelled, who, kube.AnnCancelledAt, time.Now().UTC().Format(time.RFC3339Nano), kube.AnnReason)
 	_, err = cs.BatchV1().Jobs(j.Namespace).Patch(context.Background(), j.Name, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
 	return kubeErr(err)
 }

@@ -108,7 +108,8 @@ func kubeCluster(t *testing.T) (*kubetest.Cluster, string, func(args ...string) 
 // created suspended and admitted; prod's high job takes its quota back
 // from research's second job, which borrowed it: that one is suspended,
 // shows as preempted with who took its place, and is admitted again once
-// prod's job is cancelled; `kubectl describe job` tells the same story.
+// prod's job is cancelled; `kubectl describe job` tells the same story,
+// and the controller's dashboard renders the cluster's history.
 func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.T) {
 	c, addr, cli := kubeCluster(t)
 	tol := kubetest.FakeTaint.Key + "=" + kubetest.FakeTaint.Value + ":" + string(kubetest.FakeTaint.Effect)
@@ -181,6 +182,9 @@ func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.
 		!regexp.MustCompile(`(?m)^research\s+8\s+8\s+0\s+0\s+0\s+1\s+1`).MatchString(out) {
 		t.Errorf("top --once: exit %d %s\n%s", code, errs, out)
 	}
+	t.Run("dashboard", func(t *testing.T) { // skips where there is no Chromium
+		checkDashboard(t, "http://"+addr+"/", []string{"team research now", "team prod now", "pending / running / preempted now", "p5.48xlarge"})
+	})
 	out, _, code := cli("describe", low)
 	for _, want := range []string{"Admitted", "InCohortReclamation", "preempted (InCohortReclamation) for " + high} {
 		if code != 0 || !strings.Contains(out, want) {

@@ -130,7 +130,14 @@ func TestDashboardRendersInHeadlessChromiumWithoutConsoleErrors(t *testing.T) {
 	waiting := d.submit("prod", "low", 2, "STEPS=200", "STEP_S=0.05") // running while the page is read
 	d.waitState(waiting, live.StateRunning, 10*time.Second)
 
-	url := "http://" + addr + "/"
+	checkDashboard(t, "http://"+addr+"/", []string{"pending / running / preempted now", "0 / 1 / 0", "wait, all jobs: mean", "runtime, mean", "team research now", "team prod now", "borrowed"})
+}
+
+// checkDashboard opens a live dashboard in headless Chromium: it loads
+// nothing from the network, reloads itself, shows wants, draws its charts
+// and logs no error.
+func checkDashboard(t *testing.T, url string, wants []string) {
+	t.Helper()
 	tctx, stop := browser(t)
 	defer stop()
 	consoleProblems := watchConsole(tctx)
@@ -147,7 +154,7 @@ func TestDashboardRendersInHeadlessChromiumWithoutConsoleErrors(t *testing.T) {
 	if !strings.Contains(html, `http-equiv="refresh"`) {
 		t.Error("the dashboard does not reload itself")
 	}
-	for _, want := range []string{"pending / running / preempted now", "0 / 1 / 0", "wait, all jobs: mean", "runtime, mean", "team research now", "team prod now", "borrowed"} {
+	for _, want := range wants {
 		if !strings.Contains(html, want) {
 			t.Errorf("the dashboard does not show %q", want)
 		}

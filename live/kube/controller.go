@@ -51,11 +51,20 @@ type Controller struct {
 }
 
 // team is a job's team index, or -1 when it is not managed.
-func (c *Controller) team(j *batchv1.Job) int {
+func (c *Controller) team(j *batchv1.Job) int { return c.teamOf(c.cfg, j) }
+
+func (c *Controller) teamOf(cfg *Config, j *batchv1.Job) int {
 	if t := j.Labels[LabelTeam]; t != "" {
-		return slices.Index(c.cfg.Teams, t)
+		return slices.Index(cfg.Teams, t)
 	}
-	return slices.Index(c.cfg.Namespaces, j.Namespace)
+	return slices.Index(cfg.Namespaces, j.Namespace)
+}
+
+// config is the policy in force, for readers outside the sync loop.
+func (c *Controller) config() *Config {
+	c.g.mu.Lock()
+	defer c.g.mu.Unlock()
+	return c.cfg
 }
 
 // Sync lists the cluster, rebuilds the core from it, schedules once and
@@ -183,7 +192,8 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		}
 	}
 	for _, p := range plan.Preempted {
-		if c.suspend(ctx, byW[p.W], byW[p.By], fmt.Sprintf("preempted (%s) for %s", p.Reason, ID(byW[p.By])), p.Reason) && obs != nil {
+		v := byW[p.W]
+		if c.suspend(ctx, v, byW[p.By], fmt.Sprintf("preempted (%s) for %s (run %d)", p.Reason, ID(byW[p.By]), runs(v)), p.Reason) && obs != nil {
 			obs.Preempted(c.cfg.Teams[p.W.Queue], p.Reason)
 		}
 	}
@@ -267,17 +277,22 @@ func (c *Controller) reconfigure(ctx context.Context, fleet []FleetType) error {
 	if c.cfg != nil {
 		c.Events.Eventf(cm, corev1.EventTypeNormal, "PolicyApplied", "policy %s (resourceVersion %s) now decides", cfg.Name, cm.ResourceVersion)
 	}
+	c.g.mu.Lock()
 	c.cfg, c.cfgErr = cfg, ""
+	c.g.mu.Unlock()
 	return nil
 }
 
 // admit un-suspends a job on an instance type.
 func (c *Controller) admit(ctx context.Context, j *batchv1.Job, flavor string, borrowing bool, now time.Time) bool {
-	how := "admitted on " + flavor
+	run := runs(j) + 1
+	// The run number keeps each admission's Event apart (the API server
+	// folds repeated identical Events into one).
+	how := fmt.Sprintf("admitted on %s (run %d)", flavor, run)
 	if borrowing {
 		how += ", borrowing idle quota"
 	}
-	ann := map[string]any{AnnAdmitted: now.UTC().Format(time.RFC3339Nano), AnnFlavor: flavor, AnnReason: how}
+	ann := map[string]any{AnnAdmitted: now.UTC().Format(time.RFC3339Nano), AnnFlavor: flavor, AnnReason: how, AnnRuns: strconv.Itoa(run)}
 	if _, ok := j.Annotations[AnnStarted]; !ok {
 		ann[AnnStarted] = ann[AnnAdmitted]
 	}

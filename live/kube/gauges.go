@@ -9,10 +9,12 @@ import (
 
 // gauges is what the last sync saw, for /metrics.
 type gauges struct {
-	mu     sync.Mutex
-	usage  []live.FlavorUsage
-	counts map[string]map[string]int
-	obs    live.Observer
+	mu       sync.Mutex
+	usage    []live.FlavorUsage
+	counts   map[string]map[string]int
+	overview live.Overview
+	version  uint64 // counts syncs
+	obs      live.Observer
 }
 
 // Usage is each instance type's accelerators per team, as the last sync
@@ -63,6 +65,18 @@ func (c *Controller) tally(jobs []batchv1.Job, alive map[string]int) {
 	for _, team := range c.cfg.Teams {
 		counts[team] = map[string]int{}
 	}
+	var views []live.View
+	teams := make([]live.TeamUsage, len(c.cfg.Teams))
+	devices := 0
+	for f := range usage {
+		devices += usage[f].Devices
+	}
+	for q, team := range c.cfg.Teams {
+		teams[q].Team = team
+		for f := range usage {
+			teams[q].Quota += usage[f].Teams[q].Quota
+		}
+	}
 	for i := range jobs {
 		j := &jobs[i]
 		q := c.team(j)
@@ -70,6 +84,7 @@ func (c *Controller) tally(jobs []batchv1.Job, alive map[string]int) {
 			continue
 		}
 		v := View(j, c.cfg.Teams[q], alive[string(j.UID)])
+		views = append(views, v)
 		counts[v.Team][v.State]++
 		if v.State != live.StateRunning {
 			continue
@@ -82,7 +97,9 @@ func (c *Controller) tally(jobs []batchv1.Job, alive map[string]int) {
 	for f := range usage {
 		live.Lend(usage[f].Teams)
 	}
+	o := live.Tally(devices, teams, views)
 	c.g.mu.Lock()
-	c.g.usage, c.g.counts = usage, counts
+	c.g.usage, c.g.counts, c.g.overview = usage, counts, o
+	c.g.version++
 	c.g.mu.Unlock()
 }

@@ -27,6 +27,7 @@ const (
 	AnnPreemptions = "scheduling.allot.dev/preemptions"  // how many times
 	AnnReason      = "scheduling.allot.dev/reason"       // why it waits, or the last decision
 	AnnStarted     = "scheduling.allot.dev/started"      // its first admission
+	AnnRuns        = "scheduling.allot.dev/runs"         // admissions so far
 	AnnTimeouts    = "scheduling.allot.dev/placement-timeouts"
 	AnnRetryAfter  = "scheduling.allot.dev/retry-after" // not admitted again before then (after a placement timeout)
 )
@@ -110,6 +111,11 @@ func submitted(j *batchv1.Job) time.Time {
 func annTime(j *batchv1.Job, key string) (time.Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, j.Annotations[key])
 	return t, err == nil
+}
+
+func runs(j *batchv1.Job) int {
+	n, _ := strconv.Atoi(j.Annotations[AnnRuns])
+	return n
 }
 
 func preemptions(j *batchv1.Job) int {

@@ -113,6 +113,13 @@ func (e *env) holder() string {
 // runFor ("" = until deleted) ends its pod that long after it runs.
 func (e *env) job(ns, name, class string, gpus int, runFor string) {
 	e.t.Helper()
+	if _, err := e.c.Client.BatchV1().Jobs(ns).Create(context.Background(), newJob(ns, name, class, gpus, runFor), metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// newJob is the suspended job env.job creates.
+func newJob(ns, name, class string, gpus int, runFor string) *batchv1.Job {
 	ann := map[string]string{"kwok-sim/graceful": "yes"}
 	if runFor != "" {
 		ann["kwok-sim/run-for"] = runFor
@@ -127,9 +134,7 @@ func (e *env) job(ns, name, class string, gpus int, runFor string) {
 				Containers: []corev1.Container{{Name: "train", Image: "train:latest",
 					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceNVIDIA: *resource.NewQuantity(int64(gpus), resource.DecimalSI)}}}}}}},
 	}
-	if _, err := e.c.Client.BatchV1().Jobs(ns).Create(context.Background(), j, metav1.CreateOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
+	return j
 }
 
 func (e *env) get(ns, name string) *batchv1.Job {
@@ -389,4 +394,22 @@ func TestOnlyTheLeaderActsAndAStandbyTakesOver(t *testing.T) {
 	}
 	e.job("a", "three", "low", 4, "")
 	e.wait("a", "three", "admitted by the second", admitted)
+}
+
+// A managed Job created running (not suspended) is suspended at once and
+// then admitted by the policy like any other.
+func TestJobRunningWithoutAdmissionIsSuspendedThenAdmitted(t *testing.T) {
+	e := start(t, "4 4", 1)
+	j := newJob("a", "eager", "low", 4, "")
+	j.Spec.Suspend = ptr.To(false)
+	if _, err := e.c.Client.BatchV1().Jobs("a").Create(context.Background(), j, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait("a", "eager", "admitted", func(j *batchv1.Job, running int) bool {
+		return admitted(j, running) && j.Annotations[AnnAdmitted] != ""
+	})
+	got := e.events("a", "eager")
+	if u, a := strings.Index(got, "Unadmitted: "), strings.Index(got, "Admitted: admitted on p5.48xlarge"); u < 0 || a < u {
+		t.Errorf("allot's events, want Unadmitted then Admitted:\n%s", got)
+	}
 }

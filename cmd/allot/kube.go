@@ -454,3 +454,59 @@ func topKube(k *kubeTarget, configMap string) topData {
 	}
 	return d
 }
+
+// snapshotKube writes the cluster's state as a snapshot allot cycle reads:
+// the policy of the ConfigMap on the cluster's fleet, at quota level, and
+// the managed jobs; times are seconds from the earliest submission.
+func snapshotKube(k *kubeTarget, configMap string) ([]byte, error) {
+	cs, err := k.client()
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, kubeErr(err)
+	}
+	fleet, _ := kube.FleetOf(nodes.Items)
+	cm, err := cs.CoreV1().ConfigMaps("allot-system").Get(ctx, configMap, metav1.GetOptions{})
+	if err != nil {
+		return nil, kubeErr(err)
+	}
+	where := "ConfigMap allot-system/" + configMap
+	cfg, err := kubeConfigure(where)([]byte(cm.Data[kube.PolicyKey]), fleet)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	cfg.Model.NodesModelled = false // as the controller admits
+	jobs, err := cs.BatchV1().Jobs("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, kubeErr(err)
+	}
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel})
+	if err != nil {
+		return nil, kubeErr(err)
+	}
+	held := kube.Snapshot(cfg, jobs.Items, pods.Items)
+	now := time.Now()
+	epoch := now
+	for _, h := range held {
+		if h.Submitted.Before(epoch) {
+			epoch = h.Submitted
+		}
+	}
+	var out []scenarios.SnapshotJob
+	for _, h := range held {
+		sj := scenarios.SnapshotJob{Name: h.ID, Queue: cfg.Teams[h.Team], Priority: h.Priority, Created: h.Submitted.Sub(epoch).Seconds(),
+			Flavor: cfg.Model.FlavorIndex(h.Flavor), Want: cfg.Model.FlavorIndex(h.InstanceType), Accelerators: float64(h.Accelerators), Evicting: h.Evicting}
+		if h.Flavor != "" && sj.Flavor < 0 {
+			continue // its instance type left the fleet: the controller requeues it
+		}
+		if sj.Flavor >= 0 {
+			sj.Admitted = h.Admitted.Sub(epoch).Seconds()
+		}
+		out = append(out, sj)
+	}
+	return scenarios.MarshalSnapshot(cfg.Model, now.Sub(epoch).Seconds(), out,
+		"written by allot live snapshot --backend kubernetes from "+where+": quota level; times are seconds from the earliest submission")
+}

@@ -182,6 +182,15 @@ func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.
 		!regexp.MustCompile(`(?m)^research\s+8\s+8\s+0\s+0\s+0\s+1\s+1`).MatchString(out) {
 		t.Errorf("top --once: exit %d %s\n%s", code, errs, out)
 	}
+	snap := filepath.Join(t.TempDir(), "now.yaml")
+	var o, e bytes.Buffer
+	if code := run([]string{"live", "snapshot", "--backend", "kubernetes", "--kubeconfig", c.Kubeconfig, "-o", snap}, &o, &e); code != 0 {
+		t.Fatalf("live snapshot: exit %d %s", code, e.String())
+	}
+	o.Reset()
+	if code := run([]string{"cycle", snap}, &o, &e); code != 0 || !strings.Contains(o.String(), low) {
+		t.Errorf("allot cycle on the cluster's snapshot: exit %d %s\n%s", code, e.String(), o.String())
+	}
 	t.Run("dashboard", func(t *testing.T) { // skips where there is no Chromium
 		checkDashboard(t, "http://"+addr+"/", []string{"team research now", "team prod now", "pending / running / preempted now", "p5.48xlarge"})
 	})

@@ -27,6 +27,7 @@ func liveSnapshot(c *live.Controller) ([]byte, error) {
 
 func newLiveSnapshotCmd() *cobra.Command {
 	var socket, out string
+	var kt kubeTarget
 	cmd := &cobra.Command{
 		Use:   "snapshot [-o FILE]",
 		Short: "The live state as a snapshot file that allot cycle reads",
@@ -39,7 +40,13 @@ allot cycle can show what the policy would decide and why.`,
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var data []byte
-			if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/snapshot", nil, &data); err != nil {
+			if on, err := kt.on(cmd); err != nil {
+				return err
+			} else if on {
+				if data, err = snapshotKube(&kt, "allot-policy"); err != nil {
+					return err
+				}
+			} else if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/snapshot", nil, &data); err != nil {
 				return clientErr(err)
 			}
 			if out == "" {
@@ -54,5 +61,6 @@ allot cycle can show what the policy would decide and why.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (default: standard output)")
 	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
 	return cmd
 }

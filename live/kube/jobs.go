@@ -192,3 +192,49 @@ func sortJobs(jobs []batchv1.Job) {
 		return strings.Compare(ID(&a), ID(&b))
 	})
 }
+
+// SnapJob is a managed job not yet done as the core sees it: its team,
+// class value, place in the queue and, when admitted, where and since
+// when (Flavor "": waiting).
+type SnapJob struct {
+	ID           string
+	Team         int
+	Priority     int32
+	Submitted    time.Time
+	Accelerators int
+	InstanceType string // the one it may run on ("": any)
+	Flavor       string
+	Admitted     time.Time
+	Evicting     bool
+}
+
+// Snapshot lists the managed jobs not yet done, in queue order, as a sync
+// would give them to the core; jobs of an unknown priority class are left
+// out, as the controller leaves them.
+func Snapshot(cfg *Config, jobs []batchv1.Job, pods []corev1.Pod) []SnapJob {
+	alive := livePods(pods)
+	jobs = slices.Clone(jobs)
+	sortJobs(jobs)
+	var out []SnapJob
+	for i := range jobs {
+		j := &jobs[i]
+		q := -1
+		if t := j.Labels[LabelTeam]; t != "" {
+			q = slices.Index(cfg.Teams, t)
+		} else {
+			q = slices.Index(cfg.Namespaces, j.Namespace)
+		}
+		prio, ok := cfg.Priorities[j.Labels[LabelPriorityClass]]
+		st := classify(j, alive[string(j.UID)])
+		if q < 0 || !ok || st == jsDone || st == jsUnadmitted {
+			continue
+		}
+		s := SnapJob{ID: ID(j), Team: q, Priority: prio, Submitted: submitted(j), Accelerators: accelRequest(j), InstanceType: j.Annotations[AnnInstanceType]}
+		if st == jsAdmitted || st == jsEvicting {
+			s.Flavor, s.Evicting = j.Annotations[AnnFlavor], st == jsEvicting
+			s.Admitted, _ = annTime(j, AnnAdmitted)
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -51,9 +51,11 @@ type Controller struct {
 }
 
 // team is a job's team index, or -1 when it is not managed.
-func (c *Controller) team(j *batchv1.Job) int { return c.teamOf(c.cfg, j) }
+func (c *Controller) team(j *batchv1.Job) int { return teamOf(c.cfg, j) }
 
-func (c *Controller) teamOf(cfg *Config, j *batchv1.Job) int {
+// teamOf is a job's team index under cfg: by its label, else by its
+// namespace; -1 when it is not managed.
+func teamOf(cfg *Config, j *batchv1.Job) int {
 	if t := j.Labels[LabelTeam]; t != "" {
 		return slices.Index(cfg.Teams, t)
 	}

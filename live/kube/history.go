@@ -41,7 +41,7 @@ func (c *Controller) History() (*live.History, error) {
 	var managed []*batchv1.Job
 	for i := range jobs.Items {
 		j := &jobs.Items[i]
-		if c.teamOf(cfg, j) < 0 {
+		if teamOf(cfg, j) < 0 {
 			continue
 		}
 		managed = append(managed, j)
@@ -54,7 +54,7 @@ func (c *Controller) History() (*live.History, error) {
 	}
 	at := func(t time.Time) float64 { return t.Sub(epoch).Seconds() }
 	for i, j := range managed {
-		v := View(j, cfg.Teams[c.teamOf(cfg, j)], 0)
+		v := View(j, cfg.Teams[teamOf(cfg, j)], 0)
 		id := ID(j)
 		h.Jobs = append(h.Jobs, live.Job{ID: id, Seq: int64(i + 1), Name: j.Name, Team: v.Team, PriorityClass: v.PriorityClass,
 			Accelerators: v.Accelerators, State: v.State, Preemptions: v.Preemptions, Flavor: -1})

@@ -218,12 +218,7 @@ func Snapshot(cfg *Config, jobs []batchv1.Job, pods []corev1.Pod) []SnapJob {
 	var out []SnapJob
 	for i := range jobs {
 		j := &jobs[i]
-		q := -1
-		if t := j.Labels[LabelTeam]; t != "" {
-			q = slices.Index(cfg.Teams, t)
-		} else {
-			q = slices.Index(cfg.Namespaces, j.Namespace)
-		}
+		q := teamOf(cfg, j)
 		prio, ok := cfg.Priorities[j.Labels[LabelPriorityClass]]
 		st := classify(j, alive[string(j.UID)])
 		if q < 0 || !ok || st == jsDone || st == jsUnadmitted {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -84,18 +83,6 @@ func (d *daemon) kill9() {
 		_ = d.cmd.Process.Kill()
 		_ = d.cmd.Wait()
 		d.cmd = nil
-	}
-}
-
-// killRuns ends every job process a test left behind.
-func killRuns(dir string) {
-	pids, _ := filepath.Glob(filepath.Join(dir, "jobs", "*", "run-*", "pid"))
-	for _, p := range pids {
-		if data, err := os.ReadFile(p); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 1 {
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
-			}
-		}
 	}
 }
 

@@ -80,7 +80,7 @@ when they disagree.`,
 			defer signal.Stop(sigs)
 			go func() {
 				if _, ok := <-sigs; ok {
-					killReplayRuns(dir)
+					killRuns(dir)
 					if dataDir == "" {
 						os.RemoveAll(dir)
 					}
@@ -322,7 +322,7 @@ func liveDecisions(progress io.Writer, s *scenarios.Scenario, jobs []workload.Jo
 		close(stop)
 		<-loopErr
 		if !finished {
-			killReplayRuns(dir)
+			killRuns(dir)
 		}
 	}()
 
@@ -430,8 +430,9 @@ func liveDecisions(progress io.Writer, s *scenarios.Scenario, jobs []workload.Jo
 	return d, nil
 }
 
-// killReplayRuns ends any run still going when the replay stops early.
-func killReplayRuns(dir string) {
+// killRuns ends every run still going under a data directory (a replay
+// stopped early; tests cleaning up their daemons).
+func killRuns(dir string) {
 	pids, _ := filepath.Glob(filepath.Join(dir, "jobs", "*", "run-*", "pid"))
 	for _, p := range pids {
 		if data, err := os.ReadFile(p); err == nil {

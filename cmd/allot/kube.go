@@ -53,12 +53,29 @@ func (k *kubeTarget) on(cmd *cobra.Command) (bool, error) {
 	return false, &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--backend %q: want local or kubernetes", k.backend)}
 }
 
-func (k *kubeTarget) client() (kubernetes.Interface, error) {
+func (k *kubeTarget) loader() clientcmd.ClientConfig {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if k.kubeconfig != "" {
 		rules.ExplicitPath = k.kubeconfig
 	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
+}
+
+// contextNamespace is the namespace the kubeconfig's current context
+// names ("" when it names none).
+func (k *kubeTarget) contextNamespace() string {
+	raw, err := k.loader().RawConfig()
+	if err != nil {
+		return ""
+	}
+	if c := raw.Contexts[raw.CurrentContext]; c != nil {
+		return c.Namespace
+	}
+	return ""
+}
+
+func (k *kubeTarget) client() (kubernetes.Interface, error) {
+	cfg, err := k.loader().ClientConfig()
 	if err != nil {
 		if in, ierr := rest.InClusterConfig(); ierr == nil {
 			cfg = in
@@ -147,6 +164,15 @@ func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap, httpAddr st
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
 		mux.Handle("GET /", live.Dashboard(c, dashboardPage))
+		// Ready while leading: a Service over the replicas sends users to
+		// the one that decides (a standby's figures are not kept).
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+			if !c.Leading() {
+				http.Error(w, "standby: another replica holds the leader Lease", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprintln(w, "leading")
+		})
 		go func() { _ = (&http.Server{Handler: mux}).Serve(hl) }()
 		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: dashboard on http://%s/ and metrics on /metrics\n", hl.Addr())
 	}
@@ -180,6 +206,7 @@ type kubeJob struct {
 	req         live.Request
 	image       string
 	resource    string
+	pods        int
 	tolerations []string
 }
 
@@ -188,9 +215,12 @@ func (s *kubeJob) job(ns string) (*batchv1.Job, error) {
 	if s.image == "" {
 		return nil, errors.New("--image is required with --backend kubernetes")
 	}
+	if s.pods < 1 || r.Accelerators%s.pods != 0 {
+		return nil, fmt.Errorf("--pods %d: want at least 1, dividing --accelerators %d evenly", s.pods, r.Accelerators)
+	}
 	limits := corev1.ResourceList{}
 	if r.Accelerators > 0 {
-		limits[corev1.ResourceName(s.resource)] = *resource.NewQuantity(int64(r.Accelerators), resource.DecimalSI)
+		limits[corev1.ResourceName(s.resource)] = *resource.NewQuantity(int64(r.Accelerators/s.pods), resource.DecimalSI)
 	}
 	var tols []corev1.Toleration
 	for _, t := range s.tolerations {
@@ -209,9 +239,10 @@ func (s *kubeJob) job(ns string) (*batchv1.Job, error) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns,
 			Labels:      map[string]string{kube.LabelTeam: r.Team, kube.LabelPriorityClass: r.PriorityClass},
 			Annotations: map[string]string{kube.AnnSubmitted: time.Now().UTC().Format(time.RFC3339Nano)}},
-		Spec: batchv1.JobSpec{Suspend: ptrTo(true), BackoffLimit: ptrTo(int32(0)), Template: corev1.PodTemplateSpec{
-			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Tolerations: tols,
-				Containers: []corev1.Container{{Name: "job", Image: s.image, Command: r.Command, Resources: corev1.ResourceRequirements{Limits: limits}}}}}},
+		Spec: batchv1.JobSpec{Suspend: ptrTo(true), BackoffLimit: ptrTo(int32(0)),
+			Parallelism: ptrTo(int32(s.pods)), Completions: ptrTo(int32(s.pods)), Template: corev1.PodTemplateSpec{
+				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Tolerations: tols,
+					Containers: []corev1.Container{{Name: "job", Image: s.image, Command: r.Command, Resources: corev1.ResourceRequirements{Limits: limits}}}}}},
 	}
 	if r.Name != "" {
 		j.Name = r.Name
@@ -266,11 +297,20 @@ func kubeJobs(k *kubeTarget) ([]live.View, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	jobs, err := cs.BatchV1().Jobs(k.namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelTeam})
+	ns := k.namespace
+	jobs, err := cs.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelTeam})
+	if ns == "" && apierrors.IsForbidden(err) {
+		// A team's user may list only in their namespace: the one their
+		// kubeconfig's context names, as kubectl would use.
+		if ns = k.contextNamespace(); ns == "" {
+			return nil, badInput(fmt.Errorf("%w (give -n NAMESPACE, or set a namespace in the kubeconfig's context)", err))
+		}
+		jobs, err = cs.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelTeam})
+	}
 	if err != nil {
 		return nil, kubeErr(err)
 	}
-	pods, err := cs.CoreV1().Pods(k.namespace).List(ctx, metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel})
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel})
 	if err != nil {
 		return nil, kubeErr(err)
 	}

@@ -504,6 +504,7 @@ SIGKILL, and is restarted later with the same command.`,
 	f.StringVar(&ckpt, "checkpoint-interval", "", "how often the job checkpoints (e.g. 10m): preemption prefers jobs that lose least")
 	f.StringVar(&kj.image, "image", "", "with --backend kubernetes: the container image that runs CMD")
 	f.StringVar(&kj.resource, "resource", "nvidia.com/gpu", "with --backend kubernetes: the accelerator resource (aws.amazon.com/neuron for Trainium)")
+	f.IntVar(&kj.pods, "pods", 1, "with --backend kubernetes: pods that run together (a gang, admitted whole), the accelerators split evenly")
 	f.StringArrayVar(&kj.tolerations, "toleration", nil, "with --backend kubernetes: tolerate a taint, KEY[=VALUE]:EFFECT (repeatable)")
 	addSocketFlag(cmd, &socket)
 	addBackendFlags(cmd, &kt)

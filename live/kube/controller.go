@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/allot-sim/allot/live"
@@ -48,18 +49,37 @@ type Controller struct {
 	cfgKey  string // ConfigMap resourceVersion and fleet the config was made for
 	cfgErr  string // the last policy error reported
 	started time.Time
+	leading atomic.Bool
 }
 
 // team is a job's team index, or -1 when it is not managed.
 func (c *Controller) team(j *batchv1.Job) int { return teamOf(c.cfg, j) }
 
-// teamOf is a job's team index under cfg: by its label, else by its
-// namespace; -1 when it is not managed.
+// teamOf is a job's team index under cfg: the team whose namespace it is
+// in, else the team its label names; -1 when it is not managed. A job in
+// one team's namespace labelled with another team is not managed: whoever
+// may create Jobs in a namespace spends that team's quota, no other's.
 func teamOf(cfg *Config, j *batchv1.Job) int {
-	if t := j.Labels[LabelTeam]; t != "" {
-		return slices.Index(cfg.Teams, t)
+	q, label := slices.Index(cfg.Namespaces, j.Namespace), j.Labels[LabelTeam]
+	switch {
+	case q >= 0 && (label == "" || label == cfg.Teams[q]):
+		return q
+	case q >= 0:
+		return -1
+	case label != "":
+		return slices.Index(cfg.Teams, label)
 	}
-	return slices.Index(cfg.Namespaces, j.Namespace)
+	return -1
+}
+
+// mislabelled says why a job in a team's namespace labelled with another
+// team is left alone ("" when it is not).
+func mislabelled(cfg *Config, j *batchv1.Job) string {
+	q, label := slices.Index(cfg.Namespaces, j.Namespace), j.Labels[LabelTeam]
+	if q < 0 || label == "" || label == cfg.Teams[q] {
+		return ""
+	}
+	return fmt.Sprintf("not admitted: labelled team %q, but namespace %s is team %s's (a team's namespace holds only its own jobs)", label, j.Namespace, cfg.Teams[q])
 }
 
 // config is the policy in force, for readers outside the sync loop.
@@ -113,6 +133,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	for i := range jobs.Items {
 		j := &jobs.Items[i]
 		q := c.team(j)
+		if why := mislabelled(c.cfg, j); why != "" && finished(j) == "" {
+			c.note(ctx, j, corev1.EventTypeWarning, "WrongTeam", why)
+		}
 		if q < 0 {
 			continue
 		}

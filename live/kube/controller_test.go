@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
 
@@ -60,7 +61,8 @@ func start(t *testing.T, policy string, nodes int) *env {
 	c := kubetest.Start(t)
 	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, nodes)
 	e := &env{t: t, c: c}
-	for _, ns := range []string{"a", "b", "allot-system"} {
+	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml")
+	for _, ns := range []string{"a", "b"} {
 		if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +84,10 @@ func (e *env) run() {
 // replica starts a controller named identity; cancel stops it, and done
 // gives what its Run returned.
 func (e *env) replica(identity string) (cancel context.CancelFunc, done chan error) {
-	rec, stop := Recorder(e.c.Client)
-	ctrl := &Controller{Client: e.c.Client, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: testPolicy, Clock: live.SystemClock{}, Events: rec}
+	// As deployed: under the ServiceAccount deploy/rbac.yaml grants.
+	cs := kubernetes.NewForConfigOrDie(e.c.ServiceAccount("allot-system", "allot-controller"))
+	rec, stop := Recorder(cs)
+	ctrl := &Controller{Client: cs, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: testPolicy, Clock: live.SystemClock{}, Events: rec}
 	ctx, cancel := context.WithCancel(context.Background())
 	done = make(chan error, 1)
 	go func() { done <- ctrl.Run(ctx, Options{Identity: identity, Resync: time.Second}); stop() }()
@@ -265,16 +269,27 @@ func TestRestartedControllerRebuildsFromTheClusterAndAdmitsNothingTwice(t *testi
 	e.wait("b", "two", "admitted", admitted)
 	e.job("a", "three", "low", 4, "")
 	e.wait("a", "three", "given a reason", func(j *batchv1.Job, _ int) bool { return j.Annotations[AnnReason] != "" })
+	// What the controller writes: annotations, suspend, its condition (the
+	// Job controller's own status updates may go on meanwhile).
+	decided := func(j *batchv1.Job) string {
+		out := fmt.Sprint(j.Annotations, *j.Spec.Suspend)
+		for _, c := range j.Status.Conditions {
+			if c.Type == ConditionAdmitted {
+				out += fmt.Sprint(c)
+			}
+		}
+		return out
+	}
 	before := map[string]string{}
 	for _, n := range []string{"one", "three"} {
-		before[n] = e.get("a", n).ResourceVersion
+		before[n] = decided(e.get("a", n))
 	}
 	e.stop()
 	e.run()
 	time.Sleep(3 * time.Second) // the new controller takes the lease and syncs
 	for _, n := range []string{"one", "three"} {
-		if j := e.get("a", n); j.ResourceVersion != before[n] {
-			t.Errorf("job a/%s changed after the restart: annotations %v, suspend %v", n, j.Annotations, *j.Spec.Suspend)
+		if got := decided(e.get("a", n)); got != before[n] {
+			t.Errorf("job a/%s changed after the restart:\n%s\nwas\n%s", n, got, before[n])
 		}
 	}
 	if err := e.c.Client.BatchV1().Jobs("a").Delete(context.Background(), "one", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}); err != nil {

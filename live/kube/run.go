@@ -33,6 +33,10 @@ type Options struct {
 	Log      io.Writer     // what it does, one line each (nil: nothing)
 }
 
+// Leading says whether this replica holds the leader Lease and acts; the
+// others are standbys (not ready, so a Service sends users to the leader).
+func (c *Controller) Leading() bool { return c.leading.Load() }
+
 // Run syncs whenever a Job, Pod, Node or the policy ConfigMap changes,
 // when a sync asked to be woken, and every Resync, while this replica
 // holds the leader Lease (Namespace/allot-controller); it returns when
@@ -57,8 +61,8 @@ func (c *Controller) Run(ctx context.Context, o Options) error {
 		Lock: lock, LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ReleaseOnCancel: true, Name: "allot-controller",
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(context.Context) { close(lead) },
-			OnStoppedLeading: func() { logf("allot: lost the leader lease") },
+			OnStartedLeading: func(context.Context) { c.leading.Store(true); close(lead) },
+			OnStoppedLeading: func() { c.leading.Store(false); logf("allot: not leading") },
 		},
 	})
 	if err != nil {
@@ -92,7 +96,9 @@ func (c *Controller) Run(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	cms := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace))
+	// Its own ConfigMap only, by name: all its role lets it list.
+	cms := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + c.ConfigMap }))
 	if _, err := cms.Core().V1().ConfigMaps().Informer().AddEventHandler(h); err != nil {
 		return err
 	}

@@ -22,15 +22,22 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 )
 
 // BinEnv names the directory of the control plane's binaries.
 const BinEnv = "ALLOT_K8S_BIN"
+
+// RequiredEnv set (make test-k8s) fails the tests that would skip for want
+// of a control plane.
+const RequiredEnv = "ALLOT_K8S_REQUIRED"
 
 // Cluster is a running control plane.
 type Cluster struct {
@@ -46,6 +53,9 @@ type Cluster struct {
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	bin := os.Getenv(BinEnv)
+	if bin == "" && os.Getenv(RequiredEnv) != "" {
+		t.Fatalf("no Kubernetes control plane: %s is not set, and %s says the suite must run", BinEnv, RequiredEnv)
+	}
 	if bin == "" {
 		t.Skipf("no Kubernetes control plane: %s is not set (run scripts/k8s/control-plane.sh and point %s at the directory it prints; make test does)", BinEnv, BinEnv)
 	}
@@ -79,11 +89,7 @@ func Start(t testing.TB) *Cluster {
 		"--service-account-key-file", filepath.Join(dir, "sa.pub"), "--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
 		"--service-cluster-ip-range", "10.0.0.0/24",
 		"--disable-admission-plugins", "ServiceAccount,TaintNodesByCondition", "--enable-priority-and-fairness=false")
-	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Client = kubernetes.NewForConfigOrDie(cfg)
+	c.Client = kubernetes.NewForConfigOrDie(c.admin())
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -278,4 +284,84 @@ func freePort(t testing.TB) string {
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// Apply runs kubectl apply as the admin on each file, or directory with a
+// kustomization.yaml (-k).
+func (c *Cluster) Apply(paths ...string) {
+	c.t.Helper()
+	for _, p := range paths {
+		flag := "-f"
+		if _, err := os.Stat(filepath.Join(p, "kustomization.yaml")); err == nil {
+			flag = "-k"
+		}
+		out, err := exec.Command(filepath.Join(c.bin, "kubectl"), "--kubeconfig", c.Kubeconfig, "apply", flag, p).CombinedOutput()
+		if err != nil {
+			c.t.Fatalf("kubectl apply %s %s: %v\n%s", flag, p, err, out)
+		}
+	}
+}
+
+// ServiceAccount is a client config that acts as the service account
+// ns/name with a token the API server issues for it (TokenRequest), as a
+// pod running under that account would.
+func (c *Cluster) ServiceAccount(ns, name string) *rest.Config {
+	c.t.Helper()
+	tr, err := c.Client.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
+	if err != nil {
+		c.t.Fatalf("token for service account %s/%s: %v", ns, name, err)
+	}
+	cfg := c.admin()
+	cfg.BearerToken = tr.Status.Token
+	return cfg
+}
+
+// As writes a kubeconfig whose requests the API server authorizes as user
+// in groups (the admin impersonating them), its context in namespace ns,
+// and returns its path.
+func (c *Cluster) As(ns, user string, groups ...string) string {
+	c.t.Helper()
+	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, a := range cfg.AuthInfos {
+		a.Impersonate, a.ImpersonateGroups = user, groups
+	}
+	for _, x := range cfg.Contexts {
+		x.Namespace = ns
+	}
+	path := filepath.Join(c.dir, "kubeconfig-"+user)
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		c.t.Fatal(err)
+	}
+	return path
+}
+
+func (c *Cluster) admin() *rest.Config {
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return cfg
+}
+
+// ServiceAccountKubeconfig writes a kubeconfig for ServiceAccount's token
+// (for a controller run as a separate process) and returns its path.
+func (c *Cluster) ServiceAccountKubeconfig(ns, name string) string {
+	c.t.Helper()
+	token := c.ServiceAccount(ns, name).BearerToken
+	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, a := range cfg.AuthInfos {
+		a.Token = token
+	}
+	path := filepath.Join(c.dir, "kubeconfig-"+ns+"-"+name)
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		c.t.Fatal(err)
+	}
+	return path
 }

@@ -9,7 +9,9 @@
 #     run for 10M; then the 10M-job quota run again with every output on
 #     (--out to a temporary folder), for peak memory;
 #   - the issue's headline under quota: a month of a 20,000-GPU fleet
-#     (median of BENCH_RUNS) and a year of it (one run).
+#     (median of BENCH_RUNS) and a year of it (one run);
+#   - live mode on a Kubernetes control plane: admissions per second and
+#     creation-to-admission latency (BENCH_K8S=0 skips).
 # Every result is one machine-readable BENCH line; a table follows.
 # BENCH_RUNS, BENCH_POLICIES, BENCH_SIZES ("100k 1m 10m"; empty to skip) and BENCH_FLEET
 # ("month year"; empty to skip) override.
@@ -80,9 +82,29 @@ for span in $FLEET; do
   results+=("$line")
 done
 
+# Live mode on a real Kubernetes control plane (built once, cached): the
+# controller admitting 1,000 queued Jobs of 10 teams, and one Job's
+# creation to its admission on an idle cluster. BENCH_K8S=0 skips.
+if [ "${BENCH_K8S:-1}" = 1 ]; then
+  ALLOT_K8S_BIN=$(./scripts/k8s/control-plane.sh)
+  export ALLOT_K8S_BIN
+  rate=$(go test -run '^$' -bench '^BenchmarkAdmissionsOf1000QueuedJobsAcross10Teams$' -benchtime 1x -count "$RUNS" ./live/kube 2>/dev/null |
+    awk '{ for (i = 2; i <= NF; i++) if ($i == "admissions/s") print $(i-1) }' | sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
+  line="BENCH name=KubernetesAdmissions1000Jobs10Teams admissions_per_s=$rate runs=$RUNS"
+  echo "$line"
+  results+=("$line")
+  lat=$(go test -run '^$' -bench '^BenchmarkCreationToAdmissionOnAnIdleCluster$' -benchtime 50x -count "$RUNS" ./live/kube 2>/dev/null |
+    awk '{ for (i = 2; i <= NF; i++) if ($i == "ms-median") print $(i-1) }' | sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
+  line="BENCH name=KubernetesCreationToAdmission ms_median=$lat runs=$RUNS"
+  echo "$line"
+  results+=("$line")
+fi
+
 echo
 printf '%s\n' "${results[@]}" | awk '
   { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
+  f["admissions_per_s"] != "" { printf "%-46s %12s admissions/s (median of %s)\n", f["name"], f["admissions_per_s"], f["runs"]; next }
+  f["ms_median"] != "" { printf "%-46s %12s ms, median of 50 (median of %s runs)\n", f["name"], f["ms_median"], f["runs"]; next }
   f["ns_per_decision"] != "" { printf "allot cycle %-34s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_decision"], f["runs"]; next }
   f["wall_s"] == "" { printf "%-46s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_cycle"], f["runs"]; next }
   { printf "%-22s %-9s %8s s  %9s jobs/s  %9s events/s  %7s ns/cycle  %7s MB peak RSS  (median of %s)%s\n",

@@ -83,7 +83,7 @@ func (k *kubeTarget) client() (kubernetes.Interface, error) {
 			return nil, badInput(fmt.Errorf("no cluster to talk to: %w", err))
 		}
 	}
-	return kubernetes.NewForConfig(cfg)
+	return kube.NewClient(cfg)
 }
 
 // kubeConfigure is the controller's policy: a policy file (the ConfigMap's

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,7 @@ type Controller struct {
 	cfgErr  string // the last policy error reported
 	started time.Time
 	leading atomic.Bool
+	cache   *cached // Run's informers (nil: each sync lists the API server)
 }
 
 // team is a job's team index, or -1 when it is not managed.
@@ -93,11 +95,11 @@ func (c *Controller) config() *Config {
 // carries out the plan. It returns when it next wants to run at the
 // latest (zero: only when something changes).
 func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
-	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, jobs, pods, err := c.cluster(ctx)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("list nodes: %w", err)
+		return time.Time{}, err
 	}
-	fleet, _ := FleetOf(nodes.Items)
+	fleet, _ := FleetOf(nodes)
 	inFleet := map[string]bool{}
 	for _, t := range fleet {
 		for _, n := range t.Nodes {
@@ -110,16 +112,8 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	if c.cfg == nil {
 		return time.Time{}, nil // no usable policy yet: nothing is admitted
 	}
-	jobs, err := c.Client.BatchV1().Jobs("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return time.Time{}, fmt.Errorf("list jobs: %w", err)
-	}
-	pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel})
-	if err != nil {
-		return time.Time{}, fmt.Errorf("list pods: %w", err)
-	}
-	alive, running := livePods(pods.Items), runningPods(pods.Items)
-	sortJobs(jobs.Items)
+	alive, running := livePods(pods), runningPods(pods)
+	sortJobs(jobs)
 
 	core, err := policies.NewCore(c.cfg.Model)
 	if err != nil {
@@ -130,8 +124,8 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	byW := map[*policies.Workload]*batchv1.Job{}
 	wake := math.Inf(1)
 	var waiting []*policies.Workload
-	for i := range jobs.Items {
-		j := &jobs.Items[i]
+	for i := range jobs {
+		j := &jobs[i]
 		q := c.team(j)
 		if why := mislabelled(c.cfg, j); why != "" && finished(j) == "" {
 			c.note(ctx, j, corev1.EventTypeWarning, "WrongTeam", why)
@@ -184,7 +178,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 			continue
 		}
 		evicting := st == jsEvicting
-		if lost := lostNode(pods.Items, j, inFleet); st == jsAdmitted && lost != "" {
+		if lost := lostNode(pods, j, inFleet); st == jsAdmitted && lost != "" {
 			// As a node failure in the simulator: requeued, its pods
 			// holding their quota until they are gone.
 			c.suspend(ctx, j, nil, fmt.Sprintf("requeued: node %s left the fleet (cordoned or not Ready)", lost), "NodeLost")
@@ -210,27 +204,39 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	}
 	plan := core.Schedule(at(now))
 	obs := c.observer()
-	for _, a := range plan.Admitted {
-		j := byW[a.W]
-		if c.admit(ctx, j, c.cfg.Model.Flavors[a.W.Flavor()].Name, a.Borrowing, now) && obs != nil {
-			obs.Admitted(c.cfg.Teams[a.W.Queue], now.Sub(waitingSince(j)).Seconds())
+	// Each job's writes are its own: a plan's are made side by side, as
+	// one API round trip after another would cap admissions at a few
+	// dozen a second.
+	ok := parallel(len(plan.Admitted), func(i int) bool {
+		a := plan.Admitted[i]
+		return c.admit(ctx, byW[a.W], c.cfg.Model.Flavors[a.W.Flavor()].Name, a.Borrowing, now)
+	})
+	for i, a := range plan.Admitted {
+		if ok[i] && obs != nil {
+			obs.Admitted(c.cfg.Teams[a.W.Queue], now.Sub(waitingSince(byW[a.W])).Seconds())
 		}
 	}
-	for _, p := range plan.Preempted {
+	ok = parallel(len(plan.Preempted), func(i int) bool {
+		p := plan.Preempted[i]
 		v := byW[p.W]
-		if c.suspend(ctx, v, byW[p.By], fmt.Sprintf("preempted (%s) for %s (run %d)", p.Reason, ID(byW[p.By]), runs(v)), p.Reason) && obs != nil {
+		return c.suspend(ctx, v, byW[p.By], fmt.Sprintf("preempted (%s) for %s (run %d)", p.Reason, ID(byW[p.By]), runs(v)), p.Reason)
+	})
+	for i, p := range plan.Preempted {
+		if ok[i] && obs != nil {
 			obs.Preempted(c.cfg.Teams[p.W.Queue], p.Reason)
 		}
 	}
-	c.tally(jobs.Items, alive)
+	c.tally(jobs, alive)
+	var why []func() bool
 	for _, w := range waiting {
 		if slices.ContainsFunc(plan.Admitted, func(a policies.Admission) bool { return a.W == w }) {
 			continue
 		}
-		if _, why := core.Why(w); why != "" {
-			c.setReason(ctx, byW[w], why)
+		if _, reason := core.Why(w); reason != "" && byW[w].Annotations[AnnReason] != reason {
+			why = append(why, func() bool { c.setReason(ctx, byW[w], reason); return true })
 		}
 	}
+	parallel(len(why), func(i int) bool { return why[i]() })
 	if math.IsInf(wake, 1) {
 		return time.Time{}, nil
 	}
@@ -277,7 +283,7 @@ func podCount(j *batchv1.Job) int {
 // fleet when either changed; a bad policy keeps the last good one and is
 // reported as an Event on the ConfigMap.
 func (c *Controller) reconfigure(ctx context.Context, fleet []FleetType) error {
-	cm, err := c.Client.CoreV1().ConfigMaps(c.Namespace).Get(ctx, c.ConfigMap, metav1.GetOptions{})
+	cm, err := c.policyMap(ctx)
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("no policy: ConfigMap %s/%s not found", c.Namespace, c.ConfigMap)
 	}
@@ -389,7 +395,10 @@ func (c *Controller) condition(ctx context.Context, j *batchv1.Job, status corev
 	now := metav1.NewTime(c.Clock.Now())
 	cond := batchv1.JobCondition{Type: ConditionAdmitted, Status: status, Reason: reason, Message: msg, LastProbeTime: now, LastTransitionTime: now}
 	data, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []batchv1.JobCondition{cond}}})
-	_, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.StrategicMergePatchType, data, metav1.PatchOptions{}, "status")
+	made, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.StrategicMergePatchType, data, metav1.PatchOptions{}, "status")
+	if err == nil {
+		c.wrote(made)
+	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		c.Events.Eventf(j, corev1.EventTypeWarning, "PatchFailed", "allot could not set the job's condition: %v", err)
 	}
@@ -406,7 +415,7 @@ func (c *Controller) patch(ctx context.Context, j *batchv1.Job, p map[string]any
 		meta["labels"] = map[string]string{LabelTeam: c.cfg.Teams[q]}
 	}
 	data, _ := json.Marshal(p)
-	_, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, data, metav1.PatchOptions{})
+	made, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, data, metav1.PatchOptions{})
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		return false // changed or gone meanwhile: the next sync sees it as it is
@@ -414,5 +423,27 @@ func (c *Controller) patch(ctx context.Context, j *batchv1.Job, p map[string]any
 		c.Events.Eventf(j, corev1.EventTypeWarning, "PatchFailed", "allot could not update the job: %v", err)
 		return false
 	}
+	c.wrote(made)
 	return true
+}
+
+// writers is how many API writes a sync has in flight at once.
+const writers = 16
+
+// parallel runs f(0..n-1) on up to writers goroutines and returns what
+// each returned.
+func parallel(n int, f func(i int) bool) []bool {
+	out := make([]bool, n)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, writers)
+	for i := range n {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			out[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return out
 }

@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
 
@@ -85,7 +84,10 @@ func (e *env) run() {
 // gives what its Run returned.
 func (e *env) replica(identity string) (cancel context.CancelFunc, done chan error) {
 	// As deployed: under the ServiceAccount deploy/rbac.yaml grants.
-	cs := kubernetes.NewForConfigOrDie(e.c.ServiceAccount("allot-system", "allot-controller"))
+	cs, err := NewClient(e.c.ServiceAccount("allot-system", "allot-controller"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	rec, stop := Recorder(cs)
 	ctrl := &Controller{Client: cs, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: testPolicy, Clock: live.SystemClock{}, Events: rec}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -7,12 +7,15 @@ import (
 	"os"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -91,21 +94,34 @@ func (c *Controller) Run(ctx context.Context, o Options) error {
 	}
 	h := cache.ResourceEventHandlerFuncs{AddFunc: func(any) { poke() }, UpdateFunc: func(any, any) { poke() }, DeleteFunc: func(any) { poke() }}
 	all := informers.NewSharedInformerFactory(c.Client, 0)
-	for _, inf := range []cache.SharedIndexInformer{all.Batch().V1().Jobs().Informer(), all.Core().V1().Pods().Informer(), all.Core().V1().Nodes().Informer()} {
+	// Pods of Jobs only; its own ConfigMap only, by name (all its role
+	// lets it list).
+	pods := informers.NewSharedInformerFactoryWithOptions(c.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = batchv1.ControllerUidLabel }))
+	cms := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + c.ConfigMap }))
+	cc := &cached{nodes: all.Core().V1().Nodes().Lister(), jobs: all.Batch().V1().Jobs().Lister(),
+		pods: pods.Core().V1().Pods().Lister(), cms: cms.Core().V1().ConfigMaps().Lister().ConfigMaps(c.Namespace),
+		wrote: map[types.UID]*batchv1.Job{}}
+	for _, inf := range []cache.SharedIndexInformer{all.Batch().V1().Jobs().Informer(), all.Core().V1().Nodes().Informer(),
+		pods.Core().V1().Pods().Informer(), cms.Core().V1().ConfigMaps().Informer()} {
 		if _, err := inf.AddEventHandler(h); err != nil {
 			return err
 		}
 	}
-	// Its own ConfigMap only, by name: all its role lets it list.
-	cms := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + c.ConfigMap }))
-	if _, err := cms.Core().V1().ConfigMaps().Informer().AddEventHandler(h); err != nil {
-		return err
+	for _, f := range []informers.SharedInformerFactory{all, pods, cms} {
+		f.Start(lctx.Done())
+		defer f.Shutdown()
 	}
-	all.Start(lctx.Done())
-	cms.Start(lctx.Done())
-	defer all.Shutdown()
-	defer cms.Shutdown()
+	for _, f := range []informers.SharedInformerFactory{all, pods, cms} {
+		for typ, ok := range f.WaitForCacheSync(lctx.Done()) {
+			if !ok && lctx.Err() == nil {
+				return fmt.Errorf("informer cache of %v did not sync", typ)
+			}
+		}
+	}
+	c.cache = cc
+	defer func() { c.cache = nil }()
 
 	next := time.Time{}
 	for {
@@ -131,4 +147,15 @@ func (c *Controller) Run(ctx context.Context, o Options) error {
 			next = time.Now().Add(time.Second)
 		}
 	}
+}
+
+// NewClient is a client for the controller: client-go's default of 5
+// requests a second (burst 10) would cap admissions at about 2 a second,
+// each being a patch, a status patch and an Event.
+func NewClient(cfg *rest.Config) (kubernetes.Interface, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 200, 400
+	}
+	return kubernetes.NewForConfig(cfg)
 }

@@ -1,6 +1,10 @@
 package policies
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // Admission fair sharing: within a team, jobs of users (Kueue LocalQueues)
 // who used less recently go first. Each user's consumption is an
@@ -76,4 +80,51 @@ func (a *afsState) release(w *Workload, now float64) {
 	x := a.user(w.Queue, w.User)
 	a.advance(x, now)
 	x.current -= held(w)
+}
+
+// UserUsage is one user's (local queue's) decayed consumption, in
+// accelerators, under admission fair sharing.
+type UserUsage struct {
+	Queue, User int
+	Consumed    float64
+}
+
+// UserUsages is every user's decayed consumption at now, by queue then
+// user; nil when the policy has no admission fair sharing. A shell that
+// rebuilds its core keeps these (a finished job's consumption outlives
+// it) and gives them back with RestoreUserUsage.
+func (c *Core) UserUsages(now float64) []UserUsage {
+	if c.afs == nil {
+		return nil
+	}
+	var out []UserUsage
+	for q, users := range c.afs.users {
+		ids := make([]int, 0, len(users))
+		for u := range users {
+			ids = append(ids, u)
+		}
+		slices.Sort(ids)
+		for _, u := range ids {
+			x := users[u]
+			c.afs.advance(x, now)
+			out = append(out, UserUsage{Queue: q, User: u, Consumed: x.consumed})
+		}
+	}
+	return out
+}
+
+// RestoreUserUsage sets a user's decayed consumption to what it was at a
+// time at or before now; from there it decays towards what the user's
+// running jobs hold. Call it after AddPlaced of those jobs (whose
+// admission it supersedes) and before Schedule.
+func (c *Core) RestoreUserUsage(queue, user int, consumed, at float64) error {
+	if c.afs == nil {
+		return fmt.Errorf("no admission fair sharing in this policy")
+	}
+	if queue < 0 || queue >= len(c.afs.users) || consumed < 0 || math.IsNaN(consumed) {
+		return fmt.Errorf("usage %g of user %d of queue %d: out of range", consumed, user, queue)
+	}
+	x := c.afs.user(queue, user)
+	x.consumed, x.at = consumed, at
+	return nil
 }

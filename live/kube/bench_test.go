@@ -45,7 +45,7 @@ func teamsPolicy(n int) Configure {
 func benchCluster(b *testing.B) (*kubetest.Cluster, func() (stop func())) {
 	c := kubetest.Start(b)
 	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, 125)
-	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml")
+	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml", "../../deploy/usage.yaml")
 	ctx := context.Background()
 	for i := range 10 {
 		if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "t" + strconv.Itoa(i)}}, metav1.CreateOptions{}); err != nil {

@@ -52,6 +52,7 @@ type Controller struct {
 	started time.Time
 	leading atomic.Bool
 	cache   *cached // Run's informers (nil: each sync lists the API server)
+	kept    usageState
 }
 
 // team is a job's team index, or -1 when it is not managed.
@@ -121,6 +122,12 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	}
 	now := c.Clock.Now()
 	at := func(t time.Time) float64 { return t.Sub(c.epoch()).Seconds() }
+	afs := c.cfg.Model.AdmissionFairSharingHalfLife > 0
+	us := newUsers(len(c.cfg.Teams))
+	if afs {
+		c.loadUsage(ctx)
+	}
+	var admitted []string // for the usage: which jobs hold quota
 	byW := map[*policies.Workload]*batchv1.Job{}
 	wake := math.Inf(1)
 	var waiting []*policies.Workload
@@ -148,6 +155,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		}
 		w := &policies.Workload{Name: ID(j), Seq: int64(i), Queue: q, Priority: prio, Order: at(submitted(j)),
 			Req: policies.Request{Accel: policies.Qty(accelRequest(j)) * policies.Milli}}
+		if afs {
+			w.User = us.id(q, userOf(j))
+		}
 		if it := j.Annotations[AnnInstanceType]; it != "" {
 			f := c.cfg.Model.FlavorIndex(it)
 			if f < 0 {
@@ -201,22 +211,28 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		if err := core.AddPlaced(w, f, nil, at(adm), evicting); err != nil {
 			return time.Time{}, fmt.Errorf("job %s: %w", ID(j), err)
 		}
+		admitted = append(admitted, ID(j))
+	}
+	if afs {
+		if err := c.restoreUsage(core, us, at); err != nil {
+			return time.Time{}, err
+		}
 	}
 	plan := core.Schedule(at(now))
 	obs := c.observer()
 	// Each job's writes are its own: a plan's are made side by side, as
 	// one API round trip after another would cap admissions at a few
 	// dozen a second.
-	ok := parallel(len(plan.Admitted), func(i int) bool {
+	admittedOK := parallel(len(plan.Admitted), func(i int) bool {
 		a := plan.Admitted[i]
 		return c.admit(ctx, byW[a.W], c.cfg.Model.Flavors[a.W.Flavor()].Name, a.Borrowing, now)
 	})
 	for i, a := range plan.Admitted {
-		if ok[i] && obs != nil {
+		if admittedOK[i] && obs != nil {
 			obs.Admitted(c.cfg.Teams[a.W.Queue], now.Sub(waitingSince(byW[a.W])).Seconds())
 		}
 	}
-	ok = parallel(len(plan.Preempted), func(i int) bool {
+	ok := parallel(len(plan.Preempted), func(i int) bool {
 		p := plan.Preempted[i]
 		v := byW[p.W]
 		return c.suspend(ctx, v, byW[p.By], fmt.Sprintf("preempted (%s) for %s (run %d)", p.Reason, ID(byW[p.By]), runs(v)), p.Reason)
@@ -227,6 +243,14 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		}
 	}
 	c.tally(jobs, alive)
+	if afs {
+		for i, a := range plan.Admitted {
+			if admittedOK[i] {
+				admitted = append(admitted, ID(byW[a.W]))
+			}
+		}
+		c.keepUsage(ctx, core, us, now, at(now), admitted)
+	}
 	var why []func() bool
 	for _, w := range waiting {
 		if slices.ContainsFunc(plan.Admitted, func(a policies.Admission) bool { return a.W == w }) {

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,13 +19,14 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// testPolicy is "QUOTA_A QUOTA_B [TIMEOUT_S]": teams a and b, each in its
-// namespace, sharing the fleet's first instance type with these quotas;
-// class high outranks low; a placement timeout of 30 s unless given.
+// testPolicy is "QUOTA_A QUOTA_B [TIMEOUT_S [HALF_LIFE_S]]": teams a and
+// b, each in its namespace, sharing the fleet's first instance type with
+// these quotas; class high outranks low; a placement timeout of 30 s
+// unless given; admission fair sharing with the half-life when given.
 func testPolicy(policy []byte, fleet []FleetType) (*Config, error) {
 	var qa, qb int64
-	timeout := 30
-	if n, err := fmt.Sscanf(string(policy), "%d %d %d", &qa, &qb, &timeout); n < 2 {
+	timeout, halfLife := 30, 0
+	if n, err := fmt.Sscanf(string(policy), "%d %d %d %d", &qa, &qb, &timeout, &halfLife); n < 2 {
 		return nil, fmt.Errorf("policy %q: want two quotas: %v", policy, err)
 	}
 	if len(fleet) == 0 {
@@ -40,7 +42,7 @@ func testPolicy(policy []byte, fleet []FleetType) (*Config, error) {
 		Queues: []policies.QueueSpec{
 			{Name: "a", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(qa), MaxPreemptions: -1},
 			{Name: "b", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(qb), MaxPreemptions: -1},
-		}}
+		}, AdmissionFairSharingHalfLife: float64(halfLife)}
 	return &Config{Config: &live.Config{Name: "test", Policy: "quota", Model: m, Teams: []string{"a", "b"},
 		Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 5 * time.Second, MaxRetries: -1,
 		Quotas: [][]int{{int(qa)}, {int(qb)}}},
@@ -60,7 +62,7 @@ func start(t *testing.T, policy string, nodes int) *env {
 	c := kubetest.Start(t)
 	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, nodes)
 	e := &env{t: t, c: c}
-	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml")
+	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml", "../../deploy/usage.yaml")
 	for _, ns := range []string{"a", "b"} {
 		if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -428,5 +430,48 @@ func TestJobRunningWithoutAdmissionIsSuspendedThenAdmitted(t *testing.T) {
 	got := e.events("a", "eager")
 	if u, a := strings.Index(got, "Unadmitted: "), strings.Index(got, "Admitted: admitted on p5.48xlarge"); u < 0 || a < u {
 		t.Errorf("allot's events, want Unadmitted then Admitted:\n%s", got)
+	}
+}
+
+// Under admission fair sharing a user's finished jobs count against them
+// (decayed) after the cluster has forgotten the jobs and the controller
+// has restarted: the consumption is kept in the usage ConfigMap. u1 ran
+// a job that finished; u1 then queues a job before u2 does, behind a
+// blocker; the controller restarts; when the blocker ends, u2's job goes
+// first.
+func TestFinishedJobsConsumptionOutlivesThemAndARestart(t *testing.T) {
+	e := start(t, "8 0 30 3600", 1)
+	user := func(name, u, runFor string) {
+		t.Helper()
+		j := newJob("a", name, "low", 8, runFor)
+		j.Labels[LabelUser] = u
+		if _, err := e.c.Client.BatchV1().Jobs("a").Create(context.Background(), j, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := func(j *batchv1.Job, _ int) bool { return finished(j) == live.StateSucceeded }
+	user("u1-first", "u1", "1s")
+	e.wait("a", "u1-first", "complete", done)
+	if err := e.c.Client.BatchV1().Jobs("a").Delete(context.Background(), "u1-first", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}); err != nil {
+		t.Fatal(err)
+	}
+	user("blocker", "u0", "4s")
+	e.wait("a", "blocker", "admitted", admitted)
+	user("u1-again", "u1", "")
+	user("u2-fresh", "u2", "")
+	e.wait("a", "u2-fresh", "given a reason", func(j *batchv1.Job, _ int) bool { return j.Annotations[AnnReason] != "" })
+	cm, err := e.c.Client.CoreV1().ConfigMaps("allot-system").Get(context.Background(), UsageConfigMap, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc usageDoc
+	if err := json.Unmarshal([]byte(cm.Data[UsageKey]), &doc); err != nil || doc.Teams["a"]["u1"] <= 0 {
+		t.Fatalf("usage ConfigMap %q (%v): want u1's consumption", cm.Data[UsageKey], err)
+	}
+	e.stop()
+	e.run()
+	e.wait("a", "u2-fresh", "admitted first", admitted)
+	if j := e.get("a", "u1-again"); !*j.Spec.Suspend {
+		t.Errorf("u1's job, queued first, was admitted before u2's: u1's finished job was forgotten")
 	}
 }

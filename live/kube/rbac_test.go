@@ -15,7 +15,7 @@ import (
 // the controller must not take.
 func TestControllerServiceAccountHasOnlyWhatItNeeds(t *testing.T) {
 	c := kubetest.Start(t)
-	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml")
+	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml", "../../deploy/usage.yaml")
 	const sa = "system:serviceaccount:allot-system:allot-controller"
 	for _, tc := range []struct {
 		verb, group, resource, sub, ns, name string
@@ -35,6 +35,8 @@ func TestControllerServiceAccountHasOnlyWhatItNeeds(t *testing.T) {
 		{"update", "coordination.k8s.io", "leases", "", "allot-system", "allot-controller", true},
 		{"get", "", "configmaps", "", "allot-system", "allot-policy", true},
 		{"watch", "", "configmaps", "", "allot-system", "allot-policy", true},
+		{"get", "", "configmaps", "", "allot-system", "allot-usage", true},
+		{"update", "", "configmaps", "", "allot-system", "allot-usage", true},
 		// What it must not.
 		{"create", "batch", "jobs", "", "research", "", false},
 		{"delete", "batch", "jobs", "", "research", "train", false},
@@ -46,6 +48,8 @@ func TestControllerServiceAccountHasOnlyWhatItNeeds(t *testing.T) {
 		{"get", "", "secrets", "", "allot-system", "s", false},
 		{"list", "", "secrets", "", "", "", false},
 		{"update", "", "configmaps", "", "allot-system", "allot-policy", false},
+		{"create", "", "configmaps", "", "allot-system", "", false},
+		{"delete", "", "configmaps", "", "allot-system", "allot-usage", false},
 		{"get", "", "configmaps", "", "allot-system", "other", false},
 		{"list", "", "configmaps", "", "research", "", false},
 		{"update", "coordination.k8s.io", "leases", "", "allot-system", "other", false},

@@ -121,6 +121,7 @@ func (c *Controller) Run(ctx context.Context, o Options) error {
 		}
 	}
 	c.cache = cc
+	c.kept = usageState{} // read again: another leader may have written it
 	defer func() { c.cache = nil }()
 
 	next := time.Time{}

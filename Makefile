@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --abbrev=0 2>/dev/null || echo dev)
 COMMIT   ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; } || echo unknown)
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build test test-k8s test-short bench pgo demo traces replay lint clean image image-check
+.PHONY: build test test-k8s dev-cluster test-short bench pgo demo traces replay lint clean image image-check
 
 build:
 	@echo "make: building $(BIN) (optimised with cmd/allot/default.pgo; a cold first build recompiles the standard library and takes a few minutes)"
@@ -31,6 +31,12 @@ test: build
 test-k8s:
 	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN ALLOT_K8S_REQUIRED=1 && \
 	  $(GO) test -count=1 ./live/kube/... && $(GO) test -count=1 -run 'Kubernetes' ./cmd/allot
+
+# A Kubernetes control plane with fake GPU nodes for trying live mode on
+# Kubernetes without a cluster (README): runs until Ctrl-C.
+NODES ?= p5.48xlarge=2
+dev-cluster:
+	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN && $(GO) run ./scripts/k8s/devcluster --nodes $(NODES)
 
 # Runs each loader's fuzz target a few seconds: scenario, policy file,
 # snapshot, CSV and Parquet trace. They must never panic, and every error

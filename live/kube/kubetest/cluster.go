@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"testing"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -43,14 +42,27 @@ const RequiredEnv = "ALLOT_K8S_REQUIRED"
 type Cluster struct {
 	Kubeconfig string
 	Client     kubernetes.Interface
+	Untainted  bool // Nodes makes nodes without FakeTaint (no pod needs a toleration)
 	dir        string
 	bin        string
-	t          testing.TB
+	t          TB
+}
+
+// TB is what Start needs of its caller: a test's testing.TB, or a
+// command's own (scripts/k8s/devcluster).
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Failed() bool
+	Logf(format string, args ...any)
+	Skipf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }
 
 // Start starts a control plane for the test and stops it when the test
 // ends; it skips the test when ALLOT_K8S_BIN is not set.
-func Start(t testing.TB) *Cluster {
+func Start(t TB) *Cluster {
 	t.Helper()
 	bin := os.Getenv(BinEnv)
 	if bin == "" && os.Getenv(RequiredEnv) != "" {
@@ -268,6 +280,9 @@ func (c *Cluster) Nodes(instanceType, res string, accel, count int) {
 			Spec:   corev1.NodeSpec{Taints: []corev1.Taint{FakeTaint}},
 			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
 		}
+		if c.Untainted {
+			n.Spec.Taints = nil
+		}
 		if _, err := c.Client.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
 			c.t.Fatal(err)
 		}
@@ -277,7 +292,7 @@ func (c *Cluster) Nodes(instanceType, res string, accel, count int) {
 // FakeTaint keeps pods off fake nodes unless they tolerate it.
 var FakeTaint = corev1.Taint{Key: "kwok.x-k8s.io/node", Value: "fake", Effect: corev1.TaintEffectNoSchedule}
 
-func freePort(t testing.TB) string {
+func freePort(t TB) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

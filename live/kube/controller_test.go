@@ -359,15 +359,20 @@ func TestCordonedNodeLeavesTheFleetAndItsJobIsRequeued(t *testing.T) {
 	}
 }
 
-// A job admitted on quota whose pod the cluster cannot place (nodes of 8
-// GPUs, a pod of 12) is suspended and requeued when the placement timeout
-// passes, as Kueue's waitForPodsReady does, says why, and backs off before
-// it is admitted again.
-func TestAdmittedJobNotRunningWithinThePlacementTimeoutIsRequeued(t *testing.T) {
-	e := start(t, "8 8 2", 2)
-	e.job("a", "wide", "low", 12, "")
-	e.wait("a", "wide", "admitted on quota", func(j *batchv1.Job, _ int) bool { return !*j.Spec.Suspend })
-	j := e.wait("a", "wide", "requeued", func(j *batchv1.Job, _ int) bool { return *j.Spec.Suspend })
+// A gang admitted on quota whose pods the cluster cannot all place (3
+// pods of 8 GPUs, 2 nodes of 8: a's quota of 24 is more than the nodes
+// hold) is suspended and requeued when the placement timeout passes, as
+// Kueue's waitForPodsReady does, though 2 of its pods run; it says why,
+// and backs off before it is admitted again.
+func TestGangNotAllRunningWithinThePlacementTimeoutIsRequeued(t *testing.T) {
+	e := start(t, "24 0 2", 2)
+	j := newJob("a", "wide", "low", 8, "")
+	j.Spec.Parallelism, j.Spec.Completions = ptr.To(int32(3)), ptr.To(int32(3))
+	if _, err := e.c.Client.BatchV1().Jobs("a").Create(context.Background(), j, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait("a", "wide", "admitted on quota, 2 of 3 pods running", func(j *batchv1.Job, running int) bool { return !*j.Spec.Suspend && running == 2 })
+	j = e.wait("a", "wide", "requeued", func(j *batchv1.Job, _ int) bool { return *j.Spec.Suspend })
 	if !strings.Contains(j.Annotations[AnnReason], "placement_timeout") || j.Annotations[AnnTimeouts] != "1" || j.Annotations[AnnRetryAfter] == "" {
 		t.Errorf("requeued with annotations %v, want the placement timeout, counted, and a time to retry", j.Annotations)
 	}

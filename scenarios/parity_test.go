@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,8 +19,32 @@ func sharedDir(t *testing.T, sub string) string {
 	return dir
 }
 
-func TestKueueParitySnapshotsReproduceDocumentedDecisions(t *testing.T) {
+// parityDir holds the parity cases: the shared ones and those restated
+// here (testdata/parity/README.md).
+const parityDir = "testdata/parity/kueue"
+
+// The shared parity cases are the floor: each is in the repository,
+// unchanged, so that the suite runs them without ../shared.
+func TestSharedParityCasesAreKeptUnchangedInTheRepository(t *testing.T) {
 	dir := sharedDir(t, "parity/kueue")
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no parity files in %s", dir)
+	}
+	for _, f := range files {
+		want, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(parityDir, filepath.Base(f)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: not in %s as it is in ../shared (%v)", filepath.Base(f), parityDir, err)
+		}
+	}
+}
+
+func TestKueueParitySnapshotsReproduceDocumentedDecisions(t *testing.T) {
+	dir := parityDir
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no parity files in %s", dir)

@@ -111,6 +111,7 @@ const (
 	whyNoPreemption
 	whyNoCandidates
 	whyNoType
+	whyUndeclared
 )
 
 type why struct {
@@ -141,6 +142,8 @@ func (c *Core) whyText(x why) string {
 		return fmt.Sprintf("%s: not enough free and no running job may be preempted for it", fname)
 	case whyNoType:
 		return "no compatible instance type in the team's quota"
+	case whyUndeclared:
+		return fmt.Sprintf("asks for %s, which none of the team's quotas lists", res)
 	}
 	return ""
 }
@@ -227,6 +230,10 @@ func (c *Core) nominate(e *entry) {
 			}
 		}
 	}
+	if r := c.undeclared(w, spec); r >= 0 {
+		e.mode = modeNoFit
+		e.addWhy(why{code: whyUndeclared, f: -1, r: r})
+	}
 	c.scratch.frsNeed = e.frsNeed[:0]
 	c.keepNomination(e, acc)
 	if e.mode == modeNoFit || e.mode == modeNoCandidates {
@@ -303,6 +310,24 @@ func dedupe(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// undeclared is a resource a podset asks for that no resource group of
+// the queue lists (-1: none). Such a job never fits: no group assigns it
+// a flavor, and Kueue reports the resource unavailable in the
+// ClusterQueue rather than admitting the rest of the request.
+func (c *Core) undeclared(w *Workload, spec *QueueSpec) int {
+	if w.shape.generic {
+		return -1
+	}
+	for _, ps := range w.shape.req.PodSets {
+		for r, v := range ps.PerPod {
+			if v > 0 && !slices.ContainsFunc(spec.Groups, func(g ResourceGroup) bool { return slices.Contains(g.Resources, r) }) {
+				return r
+			}
+		}
+	}
+	return -1
 }
 
 // requestsGroup says whether podset pi asks for any resource of group g on

@@ -297,6 +297,8 @@ func TestAliasesThatExpandTooFarAreRejected(t *testing.T) {
 func TestShippedScenariosLoad(t *testing.T) {
 	files, _ := filepath.Glob("*.yaml")
 	more, _ := filepath.Glob("bench/*.yaml")
+	stress, _ := filepath.Glob("bench/stress/*.yaml")
+	more = append(more, stress...)
 	for _, f := range append(files, more...) {
 		if _, err := Load(f); err != nil {
 			t.Errorf("%s: %v", f, err)

@@ -10,6 +10,8 @@
 #     (--out to a temporary folder), for peak memory;
 #   - the issue's headline under quota: a month of a 20,000-GPU fleet
 #     (median of BENCH_RUNS) and a year of it (one run);
+#   - the stress family cut to BENCH_STRESS_COUNT jobs beside the 1M
+#     benchmark cut the same way;
 #   - live mode on a Kubernetes control plane: admissions per second and
 #     creation-to-admission latency (BENCH_K8S=0 skips).
 # Every result is one machine-readable BENCH line; a table follows.
@@ -82,6 +84,25 @@ for span in $FLEET; do
   results+=("$line")
 done
 
+# The stress family (scenarios/bench/stress, see docs/performance.md) cut
+# to BENCH_STRESS_COUNT jobs (20,000; empty skips), beside the shipped 1M
+# benchmark cut the same way, BENCH_STRESS_RUNS runs each (1): wall time
+# and its ratio to the benchmark's.
+STRESS_COUNT=${BENCH_STRESS_COUNT-20000}
+if [ -n "$STRESS_COUNT" ]; then
+  go run ./scripts/stress -count "$STRESS_COUNT" -o "$tmp/stress" >/dev/null
+  sed "s/count: 1000000/count: $STRESS_COUNT/" scenarios/bench/1m-jobs.yaml > "$tmp/stress/bench-1m-cut.yaml"
+  base=""
+  for f in "$tmp/stress/bench-1m-cut.yaml" "$tmp"/stress/s*.yaml; do
+    line=$(run "$f" quota "${BENCH_STRESS_RUNS:-1}")
+    wall=$(echo "$line" | tr ' ' '\n' | sed -n 's/^wall_s=//p')
+    [ -z "$base" ] && base=$wall
+    line="$line stress_jobs=$STRESS_COUNT vs_bench=$(awk -v a="$wall" -v b="$base" 'BEGIN { printf "%.1f", a / b }')"
+    echo "$line"
+    results+=("$line")
+  done
+fi
+
 # Live mode on a real Kubernetes control plane (built once, cached): the
 # controller admitting 1,000 queued Jobs of 10 teams, and one Job's
 # creation to its admission on an idle cluster. BENCH_K8S=0 skips.
@@ -103,6 +124,7 @@ fi
 echo
 printf '%s\n' "${results[@]}" | awk '
   { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
+  f["stress_jobs"] != "" { printf "%-34s %8s s  %6sx the 1M benchmark cut  (%s jobs, %s run)\n", f["name"], f["wall_s"], f["vs_bench"], f["stress_jobs"], f["runs"]; next }
   f["admissions_per_s"] != "" { printf "%-46s %12s admissions/s (median of %s)\n", f["name"], f["admissions_per_s"], f["runs"]; next }
   f["ms_median"] != "" { printf "%-46s %12s ms, median of 50 (median of %s runs)\n", f["name"], f["ms_median"], f["runs"]; next }
   f["ns_per_decision"] != "" { printf "allot cycle %-34s %12s ns per cycle (median of %s)\n", f["name"], f["ns_per_decision"], f["runs"]; next }

@@ -32,6 +32,25 @@ import (
 // --backend kubernetes a cluster's API server.
 type kubeTarget struct {
 	backend, kubeconfig, namespace string
+	policy                         string // NAMESPACE/NAME of the policy ConfigMap (top, live snapshot)
+}
+
+// addPolicyFlag adds --policy-configmap to a command that reads the
+// controller's policy.
+func addPolicyFlag(cmd *cobra.Command, k *kubeTarget) {
+	cmd.Flags().StringVar(&k.policy, "policy-configmap", "allot-system/allot-policy", "with --backend kubernetes: the controller's policy ConfigMap, [NAMESPACE/]NAME")
+}
+
+// policyMap is where the controller's policy is: namespace and name.
+func (k *kubeTarget) policyMap() (string, string) {
+	ref := k.policy
+	if ref == "" {
+		ref = "allot-system/allot-policy"
+	}
+	if ns, name, ok := strings.Cut(ref, "/"); ok {
+		return ns, name
+	}
+	return "allot-system", ref
 }
 
 func addBackendFlags(cmd *cobra.Command, k *kubeTarget) {
@@ -444,7 +463,7 @@ func logsKube(cmd *cobra.Command, k *kubeTarget, id string, follow bool) error {
 
 // topKube is one look at the cluster for allot top: its fleet, the
 // policy's quotas per team, and the managed jobs.
-func topKube(k *kubeTarget, configMap string) topData {
+func topKube(k *kubeTarget) topData {
 	d := topData{at: time.Now()}
 	cs, err := k.client()
 	if err != nil {
@@ -463,8 +482,9 @@ func topKube(k *kubeTarget, configMap string) topData {
 		devices += t.PerNode * len(t.Nodes)
 	}
 	var teams []live.TeamUsage
-	if cm, err := cs.CoreV1().ConfigMaps("allot-system").Get(ctx, configMap, metav1.GetOptions{}); err == nil {
-		if cfg, err := kubeConfigure("ConfigMap allot-system/"+configMap)([]byte(cm.Data[kube.PolicyKey]), fleet); err == nil {
+	pns, pname := k.policyMap()
+	if cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{}); err == nil {
+		if cfg, err := kubeConfigure("ConfigMap "+pns+"/"+pname)([]byte(cm.Data[kube.PolicyKey]), fleet); err == nil {
 			for i, t := range cfg.Teams {
 				u := live.TeamUsage{Team: t}
 				for _, q := range cfg.Quotas[i] {
@@ -498,7 +518,7 @@ func topKube(k *kubeTarget, configMap string) topData {
 // snapshotKube writes the cluster's state as a snapshot allot cycle reads:
 // the policy of the ConfigMap on the cluster's fleet, at quota level, and
 // the managed jobs; times are seconds from the earliest submission.
-func snapshotKube(k *kubeTarget, configMap string) ([]byte, error) {
+func snapshotKube(k *kubeTarget) ([]byte, error) {
 	cs, err := k.client()
 	if err != nil {
 		return nil, err
@@ -509,11 +529,12 @@ func snapshotKube(k *kubeTarget, configMap string) ([]byte, error) {
 		return nil, kubeErr(err)
 	}
 	fleet, _ := kube.FleetOf(nodes.Items)
-	cm, err := cs.CoreV1().ConfigMaps("allot-system").Get(ctx, configMap, metav1.GetOptions{})
+	pns, pname := k.policyMap()
+	cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{})
 	if err != nil {
 		return nil, kubeErr(err)
 	}
-	where := "ConfigMap allot-system/" + configMap
+	where := "ConfigMap " + pns + "/" + pname
 	cfg, err := kubeConfigure(where)([]byte(cm.Data[kube.PolicyKey]), fleet)
 	if err != nil {
 		return nil, badInput(err)

@@ -185,6 +185,22 @@ func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.
 	if code := run([]string{"cycle", snap}, &o, &e); code != 0 || !strings.Contains(o.String(), low) {
 		t.Errorf("allot cycle on the cluster's snapshot: exit %d %s\n%s", code, e.String(), o.String())
 	}
+	// A controller whose policy is elsewhere: --policy-configmap NS/NAME.
+	policy, err := os.ReadFile("../../scenarios/live/kubernetes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := putPolicy(context.Background(), c.Client, "prod", "elsewhere", policy); err != nil {
+		t.Fatal(err)
+	}
+	for ref, want := range map[string]string{"prod/elsewhere": "", "prod/none": `configmaps "none" not found`} {
+		o.Reset()
+		e.Reset()
+		code := run([]string{"live", "snapshot", "--backend", "kubernetes", "--kubeconfig", c.Kubeconfig, "--policy-configmap", ref}, &o, &e)
+		if (want == "" && (code != 0 || !strings.Contains(o.String(), low))) || (want != "" && (code != exitBadInput || !strings.Contains(e.String(), want))) {
+			t.Errorf("live snapshot --policy-configmap %s: exit %d %s", ref, code, e.String())
+		}
+	}
 	t.Run("dashboard", func(t *testing.T) { // skips where there is no Chromium
 		checkDashboard(t, "http://"+addr+"/", []string{"team research now", "team prod now", "pending / running / preempted now", "p5.48xlarge"})
 	})

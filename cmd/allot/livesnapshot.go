@@ -43,7 +43,7 @@ allot cycle can show what the policy would decide and why.`,
 			if on, err := kt.on(cmd); err != nil {
 				return err
 			} else if on {
-				if data, err = snapshotKube(&kt, "allot-policy"); err != nil {
+				if data, err = snapshotKube(&kt); err != nil {
 					return err
 				}
 			} else if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/snapshot", nil, &data); err != nil {
@@ -62,5 +62,6 @@ allot cycle can show what the policy would decide and why.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (default: standard output)")
 	addSocketFlag(cmd, &socket)
 	addBackendFlags(cmd, &kt)
+	addPolicyFlag(cmd, &kt)
 	return cmd
 }

@@ -44,7 +44,7 @@ frame every --interval; --once prints one plain frame and exits.`,
 				return err
 			} else if on {
 				where = "kubernetes"
-				fetch = func() topData { return topKube(&kt, "allot-policy") }
+				fetch = func() topData { return topKube(&kt) }
 			}
 			d := fetch()
 			if d.err != nil {
@@ -67,6 +67,7 @@ frame every --interval; --once prints one plain frame and exits.`,
 	cmd.Flags().DurationVar(&every, "interval", time.Second, "time between refreshes")
 	addSocketFlag(cmd, &socket)
 	addBackendFlags(cmd, &kt)
+	addPolicyFlag(cmd, &kt)
 	return cmd
 }
 

@@ -193,6 +193,7 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		}
 		if bar >= 0 && c.reclaimBorrowAtLeast(e, sub.usage, bar) {
 			ch.mode = modeNoCandidates
+			ch.borrow = c.borrowAfter(e, sub.usage, nil) // as a search finding none reports it
 			return
 		}
 		if p := c.pools[f]; p != nil {
@@ -202,6 +203,10 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		if len(ch.targets) == 0 {
 			ch.mode = modeNoCandidates
 			ch.why = why{code: whyNoCandidates, f: f, r: -1}
+			// Its borrowing as things are (Kueue's borrowing after the
+			// preemptions it could not find): a head that would borrow
+			// goes after one within its quota.
+			ch.borrow = c.borrowAfter(e, sub.usage, nil)
 			return
 		}
 		ch.mode = modeReclaim

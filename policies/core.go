@@ -95,7 +95,7 @@ func NewCore(m *Model) (*Core, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}}
+	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}, exhaustive: m.Reference}
 	c.tree = newQuotaTree(m)
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))

@@ -177,6 +177,11 @@ type Model struct {
 	// PreferLeastLostWork breaks ties between equally ranked victims by the
 	// work they would lose since their last checkpoint.
 	PreferLeastLostWork bool
+	// Reference turns off the shortcuts that rest on shares among sibling
+	// teams and on flavor preference (kept and replayed searches, settled
+	// cycles, flat orderings; see Core.exhaustive): the same decisions,
+	// slower. allot sim --reference sets it.
+	Reference bool
 	// Reservations makes the fifo and priority policies hold each team to
 	// its quota plus capacity outside every quota (nobody lends).
 	Reservations bool

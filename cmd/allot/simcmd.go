@@ -19,13 +19,14 @@ import (
 
 func newSimCmd() *cobra.Command {
 	var (
-		policy  string
-		seed    uint64
-		asJSON  bool
-		outDir  string
-		stats   bool
-		cpuProf string
-		memProf string
+		policy    string
+		seed      uint64
+		asJSON    bool
+		outDir    string
+		stats     bool
+		reference bool
+		cpuProf   string
+		memProf   string
 	)
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
@@ -51,6 +52,7 @@ quota) or a policy file; --out writes the run's files.`,
 				return badInput(err)
 			}
 			defer in.Source.Close()
+			in.Model.Reference = reference
 			bar := newProgress(cmd.ErrOrStderr(), asJSON, "simulating")
 			in.Progress = func(now float64) {
 				bar.update(now/s.Horizon, fmtDays(now)+" of "+fmtDays(s.Horizon))
@@ -118,6 +120,7 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: the scenario's sim.seed)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
+	cmd.Flags().BoolVar(&reference, "reference", false, "turn off the core's shortcuts (docs/performance.md lists those it covers): the same decisions, slower")
 	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line on standard error")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
 	cmd.Flags().StringVar(&memProf, "memprofile", "", "write a Go allocation profile of the simulation to this file (go tool pprof -sample_index=alloc_space)")

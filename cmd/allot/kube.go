@@ -333,12 +333,7 @@ func kubeJobs(k *kubeTarget) ([]live.View, error) {
 	if err != nil {
 		return nil, kubeErr(err)
 	}
-	alive := map[string]int{}
-	for _, p := range pods.Items {
-		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			alive[p.Labels[batchv1.ControllerUidLabel]]++
-		}
-	}
+	alive := kube.LivePods(pods.Items)
 	out := []live.View{}
 	for i := range jobs.Items {
 		j := &jobs.Items[i]
@@ -385,13 +380,7 @@ func describeKube(k *kubeTarget, id string) (*live.Description, error) {
 	if err != nil {
 		return nil, kubeErr(err)
 	}
-	alive := 0
-	for _, p := range pods.Items {
-		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			alive++
-		}
-	}
-	d := &live.Description{View: kube.View(j, j.Labels[kube.LabelTeam], alive)}
+	d := &live.Description{View: kube.View(j, j.Labels[kube.LabelTeam], kube.LivePods(pods.Items)[string(j.UID)])}
 	if len(j.Spec.Template.Spec.Containers) > 0 {
 		d.Command = j.Spec.Template.Spec.Containers[0].Command
 	}

@@ -113,7 +113,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	if c.cfg == nil {
 		return time.Time{}, nil // no usable policy yet: nothing is admitted
 	}
-	alive, running := livePods(pods), runningPods(pods)
+	alive, running, lost := LivePods(pods), runningPods(pods), lostNodes(pods, inFleet)
 	sortJobs(jobs)
 
 	core, err := policies.NewCore(c.cfg.Model)
@@ -134,10 +134,10 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	for i := range jobs {
 		j := &jobs[i]
 		q := c.team(j)
-		if why := mislabelled(c.cfg, j); why != "" && finished(j) == "" {
-			c.note(ctx, j, corev1.EventTypeWarning, "WrongTeam", why)
-		}
 		if q < 0 {
+			if why := mislabelled(c.cfg, j); why != "" && finished(j) == "" {
+				c.note(ctx, j, corev1.EventTypeWarning, "WrongTeam", why)
+			}
 			continue
 		}
 		st := classify(j, alive[string(j.UID)])
@@ -188,7 +188,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 			continue
 		}
 		evicting := st == jsEvicting
-		if lost := lostNode(pods, j, inFleet); st == jsAdmitted && lost != "" {
+		if lost := lost[string(j.UID)]; st == jsAdmitted && lost != "" {
 			// As a node failure in the simulator: requeued, its pods
 			// holding their quota until they are gone.
 			c.suspend(ctx, j, nil, fmt.Sprintf("requeued: node %s left the fleet (cordoned or not Ready)", lost), "NodeLost")
@@ -211,7 +211,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		if err := core.AddPlaced(w, f, nil, at(adm), evicting); err != nil {
 			return time.Time{}, fmt.Errorf("job %s: %w", ID(j), err)
 		}
-		admitted = append(admitted, ID(j))
+		if afs {
+			admitted = append(admitted, ID(j))
+		}
 	}
 	if afs {
 		if err := c.restoreUsage(core, us, at); err != nil {
@@ -251,16 +253,17 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		}
 		c.keepUsage(ctx, core, us, now, at(now), admitted)
 	}
-	var why []func() bool
+	var stale []*batchv1.Job // waiting jobs whose reason changed
+	var reasons []string
 	for _, w := range waiting {
 		if slices.ContainsFunc(plan.Admitted, func(a policies.Admission) bool { return a.W == w }) {
 			continue
 		}
-		if _, reason := core.Why(w); reason != "" && byW[w].Annotations[AnnReason] != reason {
-			why = append(why, func() bool { c.setReason(ctx, byW[w], reason); return true })
+		if _, why := core.Why(w); why != "" && byW[w].Annotations[AnnReason] != why {
+			stale, reasons = append(stale, byW[w]), append(reasons, why)
 		}
 	}
-	parallel(len(why), func(i int) bool { return why[i]() })
+	parallel(len(stale), func(i int) bool { c.setReason(ctx, stale[i], reasons[i]); return true })
 	if math.IsInf(wake, 1) {
 		return time.Time{}, nil
 	}
@@ -284,16 +287,19 @@ func (c *Controller) epoch() time.Time {
 	return c.started
 }
 
-// lostNode names a node outside the fleet that one of the job's live pods
-// is bound to ("" if none).
-func lostNode(pods []corev1.Pod, j *batchv1.Job, inFleet map[string]bool) string {
-	for _, p := range pods {
-		if p.Labels[batchv1.ControllerUidLabel] == string(j.UID) && p.Spec.NodeName != "" && !inFleet[p.Spec.NodeName] &&
-			p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			return p.Spec.NodeName
+// lostNodes names, by job UID, a node outside the fleet that one of the
+// job's live pods is bound to.
+func lostNodes(pods []corev1.Pod, inFleet map[string]bool) map[string]string {
+	out := map[string]string{}
+	for i := range pods {
+		p := &pods[i]
+		if uid := p.Labels[batchv1.ControllerUidLabel]; uid != "" && p.Spec.NodeName != "" && !inFleet[p.Spec.NodeName] && !podDone(p) {
+			if _, ok := out[uid]; !ok {
+				out[uid] = p.Spec.NodeName
+			}
 		}
 	}
-	return ""
+	return out
 }
 
 func podCount(j *batchv1.Job) int {

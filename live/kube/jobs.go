@@ -158,11 +158,17 @@ func View(j *batchv1.Job, team string, livePods int) live.View {
 	return v
 }
 
-// livePods counts each job's pods that are not done, by job UID.
-func livePods(pods []corev1.Pod) map[string]int {
+// podDone says whether a pod has ended.
+func podDone(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// LivePods counts each job's pods that are not done, by job UID.
+func LivePods(pods []corev1.Pod) map[string]int {
 	out := map[string]int{}
-	for _, p := range pods {
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+	for i := range pods {
+		p := &pods[i]
+		if podDone(p) {
 			continue
 		}
 		if uid := p.Labels[batchv1.ControllerUidLabel]; uid != "" {
@@ -212,7 +218,7 @@ type SnapJob struct {
 // would give them to the core; jobs of an unknown priority class are left
 // out, as the controller leaves them.
 func Snapshot(cfg *Config, jobs []batchv1.Job, pods []corev1.Pod) []SnapJob {
-	alive := livePods(pods)
+	alive := LivePods(pods)
 	jobs = slices.Clone(jobs)
 	sortJobs(jobs)
 	var out []SnapJob

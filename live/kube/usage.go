@@ -41,9 +41,10 @@ type usageDoc struct {
 type usageState struct {
 	loaded  bool
 	doc     usageDoc
-	rv      string // the ConfigMap's resourceVersion ("": there is none)
-	written string // the admitted jobs when last written
-	failed  string // the last write's error, reported once
+	rv      string    // the ConfigMap's resourceVersion ("": there is none)
+	written string    // the admitted jobs at the last write (or attempt)
+	tried   time.Time // the last write or attempt
+	failed  string    // the last write's error, reported once
 }
 
 // users numbers each team's users for one sync's core.
@@ -120,9 +121,10 @@ func (c *Controller) restoreUsage(core *policies.Core, us *users, at func(time.T
 func (c *Controller) keepUsage(ctx context.Context, core *policies.Core, us *users, now time.Time, at float64, admitted []string) {
 	slices.Sort(admitted)
 	key := strings.Join(admitted, " ")
-	if key == c.kept.written && now.Sub(c.kept.doc.At) < usageEvery {
+	if key == c.kept.written && now.Sub(c.kept.tried) < usageEvery {
 		return
 	}
+	c.kept.written, c.kept.tried = key, now // a failing write is not retried every sync
 	doc := usageDoc{At: now.UTC(), Teams: map[string]map[string]float64{}}
 	for _, u := range core.UserUsages(at) {
 		if u.Consumed < 1e-9 {
@@ -145,11 +147,12 @@ func (c *Controller) keepUsage(ctx context.Context, core *policies.Core, us *use
 	} else {
 		made, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
 	}
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		c.kept.loaded = false // changed meanwhile (another leader, an administrator): read it again
+		return
+	}
 	if err != nil {
-		// Changed or gone meanwhile (another leader's write, an
-		// administrator): read it again next sync.
-		c.kept.loaded = false
-		if msg := err.Error(); !apierrors.IsConflict(err) && msg != c.kept.failed {
+		if msg := err.Error(); msg != c.kept.failed {
 			// Once per failure: without the ConfigMap (deploy/usage.yaml) a
 			// restart forgets finished jobs' consumption.
 			c.kept.failed = msg
@@ -157,5 +160,5 @@ func (c *Controller) keepUsage(ctx context.Context, core *policies.Core, us *use
 		}
 		return
 	}
-	c.kept = usageState{loaded: true, doc: doc, rv: made.ResourceVersion, written: key}
+	c.kept = usageState{loaded: true, doc: doc, rv: made.ResourceVersion, written: key, tried: now}
 }

@@ -87,6 +87,9 @@ type scratch struct {
 	frsNeed  []int
 	asg      [][]int
 	cells    []int
+	bound    []boundTake // couldFit's removals; never outlive it
+	sources  sourcesOf   // a classical search's teams
+	merges   mergeIter
 }
 
 // NewCore builds a core for a model. The model must not change afterwards

@@ -9,6 +9,9 @@ import (
 // so that quota arithmetic is exact.
 type Qty = int64
 
+// maxQty stands for no limit.
+const maxQty = Qty(1<<63 - 1)
+
 // Milli is one whole unit.
 const Milli Qty = 1000
 

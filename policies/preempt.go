@@ -143,7 +143,8 @@ func (c *Core) collectSubtree(e *entry, cur, skip, lca int, out []source) []sour
 	return out
 }
 
-// mergeIter yields the candidates of several teams in candidate order.
+// mergeIter yields the candidates of several teams in candidate order. A
+// team whose remaining candidates can no longer be taken is dropped.
 type mergeIter struct {
 	c   *Core
 	q   int
@@ -154,8 +155,12 @@ type mergeIter struct {
 func (m *mergeIter) peekIdx() int {
 	best := -1
 	for i, it := range m.its {
+		if it == nil {
+			continue
+		}
 		w := it.peek()
 		if w == nil {
+			m.its[i] = nil
 			continue
 		}
 		if best < 0 || m.c.candidateLess(w, m.its[best].peek(), m.q) {
@@ -165,63 +170,120 @@ func (m *mergeIter) peekIdx() int {
 	return best
 }
 
-func (m *mergeIter) pop() (*Workload, int) {
-	i := m.peekIdx()
-	if i < 0 {
-		return nil, -1
-	}
-	return m.its[i].pop(), m.lca[i]
-}
-
-func (c *Core) merged(e *entry, srcs []source, adv, evicting bool) *mergeIter {
-	m := &mergeIter{c: c, q: e.q}
+// merged walks the candidates of srcs, those being evicted or the others,
+// stopping each team's walk at priority bnd (or its policy's bound, if
+// lower).
+func (c *Core) merged(m *mergeIter, e *entry, srcs []source, adv, evicting bool, bnd int32) *mergeIter {
+	*m = mergeIter{c: c, q: e.q, its: m.its[:0], lca: m.lca[:0]}
 	for _, s := range srcs {
-		filter := func(w *Workload) bool {
-			return (w.state == stateEvicting) == evicting && c.classify(e, w, adv) != vNever
-		}
 		p := c.m.Queues[e.q].Reclaim
 		if s.team == e.q {
 			p = c.m.Queues[e.q].WithinQueue
 		}
-		m.its = append(m.its, c.newCandIter(s.team, e.q, e.frsNeed, bound(p, e.w), filter))
+		b := min(bnd, bound(p, e.w))
+		if b == minPrio {
+			continue
+		}
+		it := c.newCandIter(s.team, e.q, e.frsNeed, b, nil)
+		it.f = candFilter{kind: filterClassical, e: e, adv: adv, evicting: evicting}
+		m.its = append(m.its, it)
 		m.lca = append(m.lca, s.lca)
 	}
 	return m
 }
 
-func (c *Core) classicalTargets(e *entry) []target {
+// anyCandidate says whether a team of srcs has a job its policy lets the
+// preemptor take, being evicted or not (classify). It decides which passes
+// a search makes, so it reads no further than the first such job.
+func (c *Core) anyCandidate(e *entry, srcs []source) bool {
+	spec := &c.m.Queues[e.q]
+	nR := len(c.m.Resources)
+	for _, s := range srcs {
+		p := spec.Reclaim
+		if s.team == e.q {
+			p = spec.WithinQueue
+		}
+		b := bound(p, e.w)
+		if !c.queues[s.team].victims.mayHaveBelow(e.frsNeed, nR, b) {
+			continue
+		}
+		c.arena.reset()
+		if c.candIterFor(s.team, e, p, filterFair).peek() != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// sourcesOf are the teams a classical search may take from, by the
+// preemptor's standing toward them: its own team, teams it has the
+// hierarchical advantage over, and the other teams that borrow.
+type sourcesOf struct {
+	same, hier, prio []source
+}
+
+func (c *Core) classicalSources(e *entry, out *sourcesOf) {
 	t := c.tree
 	spec := &c.m.Queues[e.q]
-	var same, hier, prio []source
+	out.same, out.hier, out.prio = out.same[:0], out.hier[:0], out.prio[:0]
 	if spec.WithinQueue != Never {
-		same = []source{{e.q, -1}}
+		out.same = append(out.same, source{e.q, -1})
 	}
-	if t.nodes[e.qn].parent >= 0 && spec.Reclaim != Never {
-		adv, rem := t.fitsInQuota(e.qn, e.usage, c.scratch.rem[:0])
-		prev := -1
-		for cur := t.nodes[e.qn].parent; cur >= 0; cur = t.nodes[cur].parent {
-			if adv {
-				hier = c.collectSubtree(e, cur, prev, cur, hier)
-			} else {
-				prio = c.collectSubtree(e, cur, prev, cur, prio)
-			}
-			var fits bool
-			fits, rem = t.fitsInQuota(cur, rem, c.scratch.rem2[:0])
-			c.scratch.rem, c.scratch.rem2 = rem, c.scratch.rem
-			adv = adv || fits
-			prev = cur
+	if !c.exhaustive && !c.ownTeamAllows(e, out.same) {
+		// No other team's jobs can make room: they need not be listed.
+		return
+	}
+	if t.nodes[e.qn].parent < 0 || spec.Reclaim == Never {
+		return
+	}
+	adv, rem := t.fitsInQuota(e.qn, e.usage, c.scratch.rem[:0])
+	prev := -1
+	for cur := t.nodes[e.qn].parent; cur >= 0; cur = t.nodes[cur].parent {
+		if adv {
+			out.hier = c.collectSubtree(e, cur, prev, cur, out.hier)
+		} else {
+			out.prio = c.collectSubtree(e, cur, prev, cur, out.prio)
 		}
+		var fits bool
+		fits, rem = t.fitsInQuota(cur, rem, c.scratch.rem2[:0])
+		c.scratch.rem, c.scratch.rem2 = rem, c.scratch.rem
+		adv = adv || fits
+		prev = cur
 	}
-	chain := func() []*mergeIter {
-		return []*mergeIter{
-			c.merged(e, hier, true, true), c.merged(e, prio, false, true), c.merged(e, same, false, true),
-			c.merged(e, hier, true, false), c.merged(e, prio, false, false), c.merged(e, same, false, false),
-		}
+}
+
+// prioBound is the priority at which a pass stops taking from teams the
+// preemptor has no advantage over: while it borrows, only what
+// borrowWithinCohort allows (classify, candidateValid).
+func (c *Core) prioBound(e *entry, allowBorrow bool) int32 {
+	spec := &c.m.Queues[e.q]
+	b := bound(spec.Reclaim, e.w)
+	if !allowBorrow {
+		return b
 	}
-	probe := chain()
-	hasHier := probe[0].peekIdx() >= 0 || probe[3].peekIdx() >= 0
-	hasPrio := probe[1].peekIdx() >= 0 || probe[4].peekIdx() >= 0
-	hasSame := probe[2].peekIdx() >= 0 || probe[5].peekIdx() >= 0
+	if spec.BorrowWithin == Never {
+		return minPrio
+	}
+	b = min(b, e.w.Priority)
+	if spec.HasBorrowThreshold && spec.BorrowThreshold < maxPrio {
+		b = min(b, spec.BorrowThreshold+1)
+	}
+	return b
+}
+
+func (c *Core) classicalTargets(e *entry) []target {
+	src := &c.scratch.sources
+	c.classicalSources(e, src)
+	same, hier, prio := src.same, src.hier, src.prio
+	okBorrow, okNominal := true, true
+	if !c.exhaustive {
+		okBorrow, okNominal = c.couldFit(e, same, hier, prio)
+	}
+	if !okBorrow && !okNominal {
+		return nil
+	}
+	spec := &c.m.Queues[e.q]
+	hasHier, hasPrio, hasSame := c.anyCandidate(e, hier), c.anyCandidate(e, prio), c.anyCandidate(e, same)
 	if !hasHier && !hasPrio && !hasSame {
 		return nil
 	}
@@ -237,11 +299,33 @@ func (c *Core) classicalTargets(e *entry) []target {
 		passes = []bool{true, false}
 	}
 	for _, allowBorrow := range passes {
+		if (allowBorrow && !okBorrow) || (!allowBorrow && !okNominal) {
+			continue
+		}
 		targets := c.scratch.targets[:0]
-		for _, m := range chain() {
-			for w, lca := m.pop(); w != nil; w, lca = m.pop() {
+		pb := c.prioBound(e, allowBorrow)
+		// Jobs being evicted first, then the others; within each, teams
+		// the preemptor has the advantage over, other teams, its own.
+		for i := range 6 {
+			m := &c.scratch.merges
+			switch i {
+			case 0, 3:
+				c.merged(m, e, hier, true, i == 0, maxPrio)
+			case 1, 4:
+				c.merged(m, e, prio, false, i == 1, pb)
+			default:
+				c.merged(m, e, same, false, i == 2, maxPrio)
+			}
+			for j := m.peekIdx(); j >= 0; j = m.peekIdx() {
+				w, lca := m.its[j].pop(), m.lca[j]
 				v := c.classify(e, w, lca >= 0 && c.hasAdvantage(e, hier, w))
-				if !c.candidateValid(e, cand{w, lca, v}, allowBorrow) {
+				if w.Queue != e.q && !c.stillBorrowing(w.Queue, lca, e.frsNeed) {
+					// Takes only lower usage: the team's other jobs are
+					// out of reach for the rest of the pass.
+					m.its[j] = nil
+					continue
+				}
+				if allowBorrow && v == vReclaimWithoutBorrowing && w.Queue != e.q {
 					continue
 				}
 				c.removeTarget(w)
@@ -259,6 +343,125 @@ func (c *Core) classicalTargets(e *entry) []target {
 	}
 	return nil
 }
+
+// couldFit is the first test of a classical search: whether the job would
+// fit, borrowing and within nominal, if every job each pass may take were
+// gone. Each source team's jobs below the priority its policy stops at are
+// bounded by the sums its victim index keeps; a pass takes only some of
+// them, and less usage never leaves less room, so when a bound fails no
+// set of victims can make room in that pass. It costs the sources times
+// the resources asked for, not the jobs running: at a cohort's capacity it
+// ends nearly every search before it reads a candidate.
+func (c *Core) couldFit(e *entry, same, hier, prio []source) (borrowing, nominal bool) {
+	t := c.tree
+	spec := &c.m.Queues[e.q]
+	nR := len(c.m.Resources)
+	removed := c.scratch.bound[:0]
+	take := func(team int, from, to int32) {
+		qn := t.qNode[team]
+		v := &c.queues[team].victims
+		// Every flavor-resource the job asks for, not only those lacking
+		// room: a victim frees all it holds.
+		for _, u := range e.usage {
+			sum, peak := v.freeable(u.fr, nR, from, to)
+			q := min(sum, t.nodes[qn].cells[u.fr].usage)
+			if team != e.q && len(e.frsNeed) == 1 && u.fr == e.frsNeed[0] {
+				// Another team's jobs are taken only while it borrows
+				// (stillBorrowing): the last one taken ends that.
+				c := &t.nodes[qn].cells[u.fr]
+				q = min(q, max(0, c.usage-c.subtree)+peak)
+			}
+			if q > 0 {
+				t.removeUsage(qn, u.fr, q)
+				removed = append(removed, boundTake{qn, frQty{u.fr, q}})
+			}
+		}
+	}
+	fitsNow := func(allowBorrow bool) bool {
+		for _, u := range e.usage {
+			if (!allowBorrow && t.borrowingWith(e.qn, u.fr, u.q)) || u.q > t.queueAvailable(e.qn, u.fr) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, s := range same {
+		take(s.team, minPrio, bound(spec.WithinQueue, e.w))
+	}
+	borrowing, nominal = c.ownLimitsAllow(e)
+	if !borrowing && !nominal {
+		c.untake(removed)
+		return false, false
+	}
+	for _, s := range hier {
+		take(s.team, minPrio, bound(spec.Reclaim, e.w))
+	}
+	pb := c.prioBound(e, true)
+	for _, s := range prio {
+		take(s.team, minPrio, pb)
+	}
+	borrowing = borrowing && fitsNow(true)
+	if nominal {
+		// The pass within nominal may take more from the other teams:
+		// the rest of them is added to the same removal.
+		for _, s := range prio {
+			take(s.team, pb, bound(spec.Reclaim, e.w))
+		}
+		nominal = fitsNow(false)
+	}
+	c.untake(removed)
+	return borrowing, nominal
+}
+
+// ownLimitsAllow says whether the job would fit its own team's limits
+// (borrowing, and within nominal) as the team's usage stands: no other
+// team's jobs change the team's nominal quota or its borrowing limit.
+func (c *Core) ownLimitsAllow(e *entry) (borrowing, nominal bool) {
+	t := c.tree
+	borrowing, nominal = true, true
+	for _, u := range e.usage {
+		nominal = nominal && !t.borrowingWith(e.qn, u.fr, u.q)
+		borrowing = borrowing && u.q <= t.ownLimit(e.qn, u.fr)
+	}
+	return borrowing, nominal
+}
+
+// ownTeamAllows is ownLimitsAllow with every job of its own team that the
+// search may take gone: what decides most searches at a cohort's
+// capacity, before the other teams are listed.
+func (c *Core) ownTeamAllows(e *entry, same []source) bool {
+	nR := len(c.m.Resources)
+	removed := c.scratch.bound[:0]
+	for _, s := range same {
+		v := &c.queues[s.team].victims
+		for _, u := range e.usage {
+			sum, _ := v.freeable(u.fr, nR, minPrio, bound(c.m.Queues[e.q].WithinQueue, e.w))
+			if q := min(sum, c.tree.nodes[e.qn].cells[u.fr].usage); q > 0 {
+				c.tree.removeUsage(e.qn, u.fr, q)
+				removed = append(removed, boundTake{e.qn, frQty{u.fr, q}})
+			}
+		}
+	}
+	b, n := c.ownLimitsAllow(e)
+	c.untake(removed)
+	return b || n
+}
+
+// untake puts back what couldFit removed, last first.
+func (c *Core) untake(removed []boundTake) {
+	for i := len(removed) - 1; i >= 0; i-- {
+		c.tree.addUsage(removed[i].qn, removed[i].fr, removed[i].q)
+	}
+	c.scratch.bound = removed[:0]
+}
+
+// boundTake is one usage couldFit moved out of the tree.
+type boundTake struct {
+	qn int
+	frQty
+}
+
+const minPrio = -maxPrio - 1
 
 // hasAdvantage says whether a candidate's team was collected with the
 // preemptor's hierarchical advantage.
@@ -283,20 +486,17 @@ func (c *Core) underNominal(e *entry) bool {
 	return true
 }
 
-func (c *Core) candidateValid(e *entry, cd cand, allowBorrow bool) bool {
-	if cd.w.Queue == e.q {
-		return true
-	}
-	if allowBorrow && cd.v == vReclaimWithoutBorrowing {
-		return false
-	}
+// stillBorrowing says whether team q's jobs may still be reclaimed by a
+// preemptor whose path meets q's at cohort lca: q, and every cohort
+// between it and lca, use more than their quota on one of frs.
+func (c *Core) stillBorrowing(q, lca int, frs []int) bool {
 	t := c.tree
-	qn := t.qNode[cd.w.Queue]
-	if t.withinNominal(qn, e.frsNeed) {
+	qn := t.qNode[q]
+	if t.withinNominal(qn, frs) {
 		return false
 	}
-	for n := t.nodes[qn].parent; n >= 0 && n != cd.lca; n = t.nodes[n].parent {
-		if t.withinNominal(n, e.frsNeed) {
+	for n := t.nodes[qn].parent; n >= 0 && n != lca; n = t.nodes[n].parent {
+		if t.withinNominal(n, frs) {
 			return false
 		}
 	}

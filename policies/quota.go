@@ -325,6 +325,22 @@ func availableLessAt(nd *treeNode, fr int, d Qty) Qty {
 	return max(0, c.local-u) + pa
 }
 
+// ownLimit is the most of fr node n could take whatever the rest of the
+// tree uses: its unused reserved part plus what its borrowing limit
+// leaves (available never exceeds it).
+func (t *quotaTree) ownLimit(n, fr int) Qty {
+	nd := &t.nodes[n]
+	c := &nd.cells[fr]
+	if nd.up == nil {
+		return c.subtree - c.usage
+	}
+	if !c.quota.HasBorrow {
+		return maxQty
+	}
+	stored := max(0, c.usage-c.local)
+	return max(0, c.local-c.usage) + c.subtree - c.local - stored + c.quota.BorrowLimit
+}
+
 // underRoot says whether queue node qn hangs directly from a root cohort.
 func (t *quotaTree) underRoot(qn int) bool {
 	p := t.nodes[qn].parent

@@ -16,6 +16,20 @@ import (
 type admLevel struct {
 	prio       int32
 	head, tail *Workload
+	// sum is the level's usage by flavor-resource, and peak the most any
+	// one job filed here ever held (never lowered), so that a search can
+	// bound what the level could free without reading its jobs.
+	sum, peak []Qty
+}
+
+func (l *admLevel) count(w *Workload, sign Qty) {
+	for _, u := range w.usage {
+		for len(l.sum) <= u.fr {
+			l.sum, l.peak = append(l.sum, 0), append(l.peak, 0)
+		}
+		l.sum[u.fr] += sign * u.q
+		l.peak[u.fr] = max(l.peak[u.fr], u.q)
+	}
 }
 
 type victimIndex struct {
@@ -85,6 +99,7 @@ func (v *victimIndex) add(w *Workload, nR int) {
 		l.tail = w
 	}
 	w.inLevel = true
+	l.count(w, 1)
 }
 
 func (v *victimIndex) unlink(w *Workload) {
@@ -103,6 +118,7 @@ func (v *victimIndex) unlink(w *Workload) {
 		l.tail = w.prev
 	}
 	w.prev, w.next, w.inLevel = nil, nil, false
+	l.count(w, -1)
 }
 
 // markEvicting moves a job to the evicting set (first in candidate order),
@@ -170,6 +186,37 @@ func (v *victimIndex) mayHaveBelow(frs []int, nR int, bound int32) bool {
 		}
 	}
 	return false
+}
+
+// freeable is the most of fr that this team's jobs of priorities in
+// [from, to) could free (the usage of those levels, and when from is the
+// lowest, of every job being evicted), and the most any one of them holds.
+func (v *victimIndex) freeable(fr, nR int, from, to int32) (sum, peak Qty) {
+	below := func(ls []*admLevel) {
+		for _, l := range ls {
+			if l.prio >= to {
+				return
+			}
+			if l.prio >= from && fr < len(l.sum) {
+				sum += l.sum[fr]
+				peak = max(peak, l.peak[fr])
+			}
+		}
+	}
+	below(v.levels(-1))
+	below(v.levels(fr / nR))
+	if from != minPrio {
+		return sum, peak
+	}
+	for _, w := range v.evicting {
+		for _, u := range w.usage {
+			if u.fr == fr {
+				sum += u.q
+				peak = max(peak, u.q)
+			}
+		}
+	}
+	return sum, peak
 }
 
 // walker reads one flavor's levels in candidate order.

@@ -153,6 +153,13 @@ func (c *Core) fairTargets(e *entry) []target {
 		strategies = defaultStrategies
 	}
 	c.took.start(e) // ends spent with no take, unless the search goes on
+	if !c.exhaustive && !c.ownTeamAllowsBorrowing(e) {
+		// Its own team's limits leave no room whoever else gives some
+		// back. Not a record of takes: its own team's growth could
+		// change this answer.
+		c.took.known = false
+		return nil
+	}
 	if c.quickSaysNone(e, strategies) {
 		return nil
 	}

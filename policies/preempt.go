@@ -426,22 +426,45 @@ func (c *Core) ownLimitsAllow(e *entry) (borrowing, nominal bool) {
 	return borrowing, nominal
 }
 
+// ownTeamAllowsBorrowing is ownTeamAllows for a search that may borrow
+// (fair sharing): its own team's takeable jobs gone, would the job fit its
+// borrowing limit?
+func (c *Core) ownTeamAllowsBorrowing(e *entry) bool {
+	if c.m.Queues[e.q].WithinQueue == Never {
+		b, _ := c.ownLimitsAllow(e)
+		return b
+	}
+	removed := c.takeOwn(e)
+	b, _ := c.ownLimitsAllow(e)
+	c.untake(removed)
+	return b
+}
+
+// takeOwn moves out of the tree the usage of every job of e's team that
+// the within-team policy lets e take.
+func (c *Core) takeOwn(e *entry) []boundTake {
+	nR := len(c.m.Resources)
+	removed := c.scratch.bound[:0]
+	v := &c.queues[e.q].victims
+	for _, u := range e.usage {
+		sum, _ := v.freeable(u.fr, nR, minPrio, bound(c.m.Queues[e.q].WithinQueue, e.w))
+		if q := min(sum, c.tree.nodes[e.qn].cells[u.fr].usage); q > 0 {
+			c.tree.removeUsage(e.qn, u.fr, q)
+			removed = append(removed, boundTake{e.qn, frQty{u.fr, q}})
+		}
+	}
+	return removed
+}
+
 // ownTeamAllows is ownLimitsAllow with every job of its own team that the
 // search may take gone: what decides most searches at a cohort's
 // capacity, before the other teams are listed.
 func (c *Core) ownTeamAllows(e *entry, same []source) bool {
-	nR := len(c.m.Resources)
-	removed := c.scratch.bound[:0]
-	for _, s := range same {
-		v := &c.queues[s.team].victims
-		for _, u := range e.usage {
-			sum, _ := v.freeable(u.fr, nR, minPrio, bound(c.m.Queues[e.q].WithinQueue, e.w))
-			if q := min(sum, c.tree.nodes[e.qn].cells[u.fr].usage); q > 0 {
-				c.tree.removeUsage(e.qn, u.fr, q)
-				removed = append(removed, boundTake{e.qn, frQty{u.fr, q}})
-			}
-		}
+	if len(same) == 0 {
+		b, n := c.ownLimitsAllow(e)
+		return b || n
 	}
+	removed := c.takeOwn(e)
 	b, n := c.ownLimitsAllow(e)
 	c.untake(removed)
 	return b || n

@@ -154,21 +154,22 @@ type rt struct {
 // safe for concurrent use: one mutex orders every change, as the
 // simulator's event loop does.
 type Controller struct {
-	mu      sync.Mutex
-	cfg     *Config
-	core    *policies.Core
-	store   *Store
-	be      Backend
-	clock   Clock
-	epoch   time.Time // controller time 0: core times are seconds since it
-	jobs    []*rt     // by Seq
-	byID    map[string]*rt
-	byW     map[*policies.Workload]*rt
-	maxAcc  []int // devices per flavor
-	pending []Event
-	dirty   map[*Job]bool
-	obs     Observer
-	version uint64 // counts flushes: what was written changes only with it
+	mu       sync.Mutex
+	cfg      *Config
+	core     *policies.Core
+	coreWake float64 // when the core asked to be asked again (+Inf: never)
+	store    *Store
+	be       Backend
+	clock    Clock
+	epoch    time.Time // controller time 0: core times are seconds since it
+	jobs     []*rt     // by Seq
+	byID     map[string]*rt
+	byW      map[*policies.Workload]*rt
+	maxAcc   []int // devices per flavor
+	pending  []Event
+	dirty    map[*Job]bool
+	obs      Observer
+	version  uint64 // counts flushes: what was written changes only with it
 }
 
 // Version changes whenever the controller writes to its store.
@@ -199,7 +200,7 @@ func New(cfg *Config, store *Store, be Backend, clock Clock) (*Controller, error
 	if err != nil {
 		return nil, fmt.Errorf("build core: %w", err)
 	}
-	c := &Controller{cfg: cfg, core: core, store: store, be: be, clock: clock,
+	c := &Controller{cfg: cfg, core: core, coreWake: math.Inf(1), store: store, be: be, clock: clock,
 		byID: map[string]*rt{}, byW: map[*policies.Workload]*rt{}, dirty: map[*Job]bool{}}
 	for _, f := range cfg.Flavors {
 		c.maxAcc = append(c.maxAcc, len(f.Devices))
@@ -447,6 +448,10 @@ func (c *Controller) requeue(r *rt, state, reason string, now float64) {
 func (c *Controller) schedule() {
 	now := c.now()
 	plan := c.core.Schedule(now)
+	c.coreWake = math.Inf(1)
+	if plan.Wake { // a running job's protection from preemption ends then
+		c.coreWake = plan.WakeAt
+	}
 	var starts []*rt
 	var stops []*rt
 	for _, a := range plan.Admitted {
@@ -602,9 +607,13 @@ func (c *Controller) Tick() (time.Time, error) {
 			}
 		}
 	}
+	if now >= c.coreWake {
+		changed = true // the core asked to be asked again now
+	}
 	if changed {
 		c.schedule()
 	}
+	wake = min(wake, c.coreWake)
 	next := time.Time{}
 	if !math.IsInf(wake, 1) {
 		next = c.epoch.Add(time.Duration(wake * 1e9))

@@ -67,6 +67,7 @@ func twoTeams() *Config {
 
 type harness struct {
 	t     *testing.T
+	cfg   func(*Config) // changes to twoTeams, if any
 	path  string
 	store *Store
 	be    *fakeBackend
@@ -88,7 +89,11 @@ func (h *harness) open() {
 	}
 	h.store = s
 	h.t.Cleanup(func() { s.Close() })
-	c, err := New(twoTeams(), s, h.be, h.clock)
+	cfg := twoTeams()
+	if h.cfg != nil {
+		h.cfg(cfg)
+	}
+	c, err := New(cfg, s, h.be, h.clock)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -271,6 +276,38 @@ func TestRefusedRequestWritesNothing(t *testing.T) {
 // Within a team, a high-priority job for which nothing is free (its own
 // low-priority job holds every device, two of them borrowed) preempts that
 // job (InClusterQueue) with SIGTERM.
+// With policy.preemption.min_runtime the low job is protected for its
+// first 10 minutes: the high job waits, the controller asks to be woken
+// when the protection ends, and then preempts with nothing else to wake
+// it.
+func TestPreemptorIsAdmittedWhenTheVictimsProtectionEnds(t *testing.T) {
+	h := &harness{t: t, path: filepath.Join(t.TempDir(), "state.db"), be: newFake(), clock: &fakeClock{time.Unix(1_700_000_000, 0)},
+		cfg: func(c *Config) { c.Model.MinRuntime = 600 }}
+	h.open()
+	start := h.clock.t
+	low := h.submit("a", "low", 4)
+	h.advance(100 * time.Second)
+	h.submit("a", "high", 2)
+	if len(h.be.signals) != 0 {
+		t.Fatalf("signals %v at 100 s, want none: low is protected until 600 s", h.be.signals)
+	}
+	next, err := h.c.Tick()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := start.Add(600 * time.Second); !next.Equal(want) {
+		t.Fatalf("controller wants to be woken at %v, want %v", next.Sub(start), want.Sub(start))
+	}
+	h.advance(499 * time.Second)
+	if len(h.be.signals) != 0 {
+		t.Fatalf("signals %v at 599 s, want none", h.be.signals)
+	}
+	h.advance(time.Second)
+	if want := []string{low + " term"}; !slices.Equal(h.be.signals, want) {
+		t.Fatalf("signals %v at 600 s, want %v", h.be.signals, want)
+	}
+}
+
 func TestHighPriorityJobPreemptsItsTeamsLowOne(t *testing.T) {
 	h := newHarness(t)
 	low := h.submit("a", "low", 4)

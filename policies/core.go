@@ -44,6 +44,8 @@ type Core struct {
 	sub      entry // a one-flavor search's entry: only the fields a search reads are kept current (searchFlavor)
 	keyBuf   []byte
 	arena    arena
+	// protection: when running jobs may be preempted again (minruntime.go)
+	protection protections
 	// exhaustive turns off the shortcuts that rest on shares among sibling
 	// teams and on flavor preference (in victim searches and in the order
 	// of a fair-sharing cycle); tests set it to check that the shortcuts
@@ -364,6 +366,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	w.usage = usage
 	w.place = pl
 	w.admittedAt = now
+	c.protect(w, now)
 	w.state = stateAdmitted
 	w.waiting = false
 	c.stateVer++

@@ -180,6 +180,9 @@ type Model struct {
 	// PreferLeastLostWork breaks ties between equally ranked victims by the
 	// work they would lose since their last checkpoint.
 	PreferLeastLostWork bool
+	// MinRuntime (s) > 0 protects a running job from preemption until it
+	// has run that long since its last start (minruntime.go).
+	MinRuntime float64
 	// Reference turns off the shortcuts that rest on shares among sibling
 	// teams and on flavor preference (kept and replayed searches, settled
 	// cycles, flat orderings; see Core.exhaustive): the same decisions,

@@ -35,6 +35,11 @@ type Preemption struct {
 type Plan struct {
 	Admitted  []Admission
 	Preempted []Preemption
+	// WakeAt, when Wake, is when the core wants to be asked again though
+	// nothing else happens: a running job's protection from preemption
+	// ends then, and it turned a search away.
+	WakeAt float64
+	Wake   bool
 }
 
 func (p *Plan) reset() {
@@ -46,6 +51,7 @@ func (p *Plan) reset() {
 	}
 	p.Admitted = p.Admitted[:0]
 	p.Preempted = p.Preempted[:0]
+	p.WakeAt, p.Wake = 0, false
 }
 
 // Schedule runs the policy at time now until nothing more can change, and
@@ -53,6 +59,7 @@ func (p *Plan) reset() {
 func (c *Core) Schedule(now float64) *Plan {
 	c.now = now
 	c.plan.reset()
+	c.expireProtections(now)
 	switch {
 	case c.fifo != nil:
 		c.fifoPass(now)
@@ -61,6 +68,9 @@ func (c *Core) Schedule(now float64) *Plan {
 	default:
 		for c.quotaCycle(now) {
 		}
+	}
+	if c.protection.turnedAway && c.Pending() > 0 {
+		c.plan.WakeAt, c.plan.Wake = c.nextExpiry()
 	}
 	return &c.plan
 }

@@ -94,7 +94,7 @@ func (c *Core) candidateLess(a, b *Workload, q int) bool {
 }
 
 func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
-	if !usesAny(w, e.frsNeed) || c.isClaimed(w) && w.state != stateEvicting {
+	if !usesAny(w, e.frsNeed) || c.isClaimed(w) && w.state != stateEvicting || c.protected(w) {
 		return vNever
 	}
 	spec := &c.m.Queues[e.q]

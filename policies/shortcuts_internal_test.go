@@ -30,7 +30,8 @@ func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	for _, v := range []twinVariant{{}, {deep: true}, {nodes: true}, {nodes: true, classical: true}, {lostWork: true},
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
 		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}, {groups: true, nodes: true},
-		{limits: true, classical: true}, {within: true}, {within: true, teamPrio: true}, {teamPrio: true, nodes: true}} {
+		{limits: true, classical: true}, {within: true}, {within: true, teamPrio: true}, {teamPrio: true, nodes: true},
+		{minRuntime: true}, {minRuntime: true, classical: true}, {minRuntime: true, deep: true, within: true}, {minRuntime: true, limits: true, nodes: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0
 			for seed := range uint64(100) {
@@ -112,11 +113,14 @@ func runTwins(t *testing.T, v twinVariant, seed uint64) int {
 // from a pool of their own (groups), or one; every within-team policy, one
 // per team (within), or lower priority for all; one priority per team
 // (teamPrio), or any priority for any job.
-type twinVariant struct{ deep, nodes, classical, lostWork, vcpus, limits, podsets, afs, groups, within, teamPrio bool }
+type twinVariant struct {
+	deep, nodes, classical, lostWork, vcpus, limits, podsets, afs, groups, within, teamPrio bool
+	minRuntime                                                                              bool
+}
 
 func (v twinVariant) String() string {
-	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v,afs=%v,groups=%v,within=%v,teamPrio=%v",
-		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets, v.afs, v.groups, v.within, v.teamPrio)
+	return fmt.Sprintf("deep=%v,nodes=%v,classical=%v,lostWork=%v,vcpus=%v,limits=%v,podsets=%v,afs=%v,groups=%v,within=%v,teamPrio=%v,minRuntime=%v",
+		v.deep, v.nodes, v.classical, v.lostWork, v.vcpus, v.limits, v.podsets, v.afs, v.groups, v.within, v.teamPrio, v.minRuntime)
 }
 
 func (v twinVariant) model() *Model {
@@ -128,6 +132,9 @@ func (v twinVariant) model() *Model {
 		}
 	}
 	m.PreferLeastLostWork = v.lostWork
+	if v.minRuntime { // a job may not be preempted in its first 3 steps
+		m.MinRuntime = 3
+	}
 	if v.afs {
 		m.AdmissionFairSharingHalfLife = 20
 	}

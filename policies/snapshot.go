@@ -31,6 +31,10 @@ type RunningJob struct {
 	W          *Workload
 	Assignment [][]int // podset -> resource group -> flavor
 	AdmittedAt float64
+	// StartedAt is the job's last (re)start (min_runtime counts from it);
+	// HasStarted false means AdmittedAt.
+	StartedAt  float64
+	HasStarted bool
 	Evicting   bool
 }
 
@@ -104,6 +108,9 @@ func RunSnapshotWith(s *Snapshot, wrap func(decide func())) (*CycleResult, error
 	for _, r := range s.Running {
 		if err := c.AddAdmitted(r.W, r.Assignment, r.AdmittedAt, r.Evicting); err != nil {
 			return nil, err
+		}
+		if r.HasStarted {
+			c.SetStarted(r.W, r.StartedAt)
 		}
 	}
 	for _, w := range s.Pending {

@@ -103,7 +103,8 @@ type Workload struct {
 	waiting    bool // issued preemptions, sticky head
 	typesKnown uint8
 	admittedAt float64
-	claimedIn  int64 // cycle in which a preemptor claimed it
+	startedAt  float64 // last (re)start, for the minimum runtime
+	claimedIn  int64   // cycle in which a preemptor claimed it
 	vflavor    int
 	queuePos   int // index in queue's admitted list
 	heapIdx    int

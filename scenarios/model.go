@@ -217,6 +217,7 @@ func (s *Scenario) Build() *Built {
 	m.Backfill = policies.Backfill{Enabled: p.Backfill, Depth: p.BackfillDepth}
 	m.Batch = policies.BatchShare{DecayHalfLife: p.ShareDecay, ComputeReservation: p.ComputeReserve}
 	m.PreferLeastLostWork = p.Preemption.PreferLeastLostWork
+	m.MinRuntime = p.Preemption.MinRuntime
 	out.PoolCohort = s.addIdlePool(m, types, cpuR, memR)
 	return out
 }

@@ -133,7 +133,8 @@ type PreemptionModel struct {
 	GracePeriod         float64
 	CheckpointSave      float64
 	Restore             float64
-	MaxRetries          int // -1 = unlimited
+	MaxRetries          int     // -1 = unlimited
+	MinRuntime          float64 // s a running job is protected from preemption after each start
 	PreferLeastLostWork bool
 }
 
@@ -583,6 +584,12 @@ func (b *builder) policy() error {
 			pol.Preemption.MaxRetries = *pm.MaxRetries
 		}
 		pol.Preemption.PreferLeastLostWork = pm.PreferLeastLostWork
+		if pm.MinRuntime.Set {
+			if pm.MinRuntime.Seconds < 0 {
+				return b.errAt("policy.preemption.min_runtime", "must not be negative, got %gs", pm.MinRuntime.Seconds)
+			}
+			pol.Preemption.MinRuntime = pm.MinRuntime.Seconds
+		}
 	}
 	if pt := p.PlacementTimeout; pt.Set {
 		if pt.Seconds <= 0 {

@@ -151,6 +151,7 @@ type preemptionYAML struct {
 	Restore             Duration `yaml:"restore"`
 	MaxRetries          *int     `yaml:"max_retries"`
 	PreferLeastLostWork bool     `yaml:"prefer_least_lost_work"`
+	MinRuntime          Duration `yaml:"min_runtime"`
 }
 
 // factorDistYAML is a number or {dist, median, sigma, ...} of plain numbers.

@@ -36,6 +36,7 @@ type snapshotYAML struct {
 }
 
 type snapSettingsYAML struct {
+	MinRuntime   *float64        `yaml:"min_runtime"`
 	FairSharing  fairSharingYAML `yaml:"fair_sharing"`
 	FeatureGates map[string]bool `yaml:"feature_gates"`
 }
@@ -107,12 +108,13 @@ type snapQueueYAML struct {
 }
 
 type snapJobYAML struct {
-	Name     string  `yaml:"name"`
-	Queue    string  `yaml:"queue"`
-	Priority int32   `yaml:"priority"`
-	Created  float64 `yaml:"created"`
-	Admitted float64 `yaml:"admitted"`
-	Evicting bool    `yaml:"evicting"`
+	Name     string   `yaml:"name"`
+	Queue    string   `yaml:"queue"`
+	Priority int32    `yaml:"priority"`
+	Created  float64  `yaml:"created"`
+	Admitted float64  `yaml:"admitted"`
+	Started  *float64 `yaml:"started"`
+	Evicting bool     `yaml:"evicting"`
 	PodSets  []struct {
 		Name    string              `yaml:"name"`
 		Count   int32               `yaml:"count"`
@@ -399,6 +401,12 @@ func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, erro
 		}
 		m.Queues = append(m.Queues, spec)
 	}
+	if y.Settings != nil && y.Settings.MinRuntime != nil {
+		if *y.Settings.MinRuntime < 0 {
+			return nil, errAt("settings.min_runtime", "must not be negative, got %g", *y.Settings.MinRuntime)
+		}
+		m.MinRuntime = *y.Settings.MinRuntime
+	}
 	if y.Settings != nil && y.Settings.FairSharing.Enabled {
 		m.FairSharing.Enabled = true
 		for i, st := range y.Settings.FairSharing.Strategies {
@@ -476,7 +484,7 @@ func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, erro
 		}
 		return w, nil
 	}
-	snap := &policies.Snapshot{Kind: kind, Model: m}
+	snap := &policies.Snapshot{Kind: kind, Model: m, Now: latestTime(y)}
 	if y.Now != nil {
 		snap.Now = *y.Now
 	}
@@ -502,7 +510,11 @@ func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, erro
 			}
 			asg = append(asg, row)
 		}
-		snap.Running = append(snap.Running, policies.RunningJob{W: w, Assignment: asg, AdmittedAt: pj.j.Admitted, Evicting: pj.j.Evicting})
+		rj := policies.RunningJob{W: w, Assignment: asg, AdmittedAt: pj.j.Admitted, Evicting: pj.j.Evicting}
+		if pj.j.Started != nil {
+			rj.StartedAt, rj.HasStarted = *pj.j.Started, true
+		}
+		snap.Running = append(snap.Running, rj)
 	}
 	for _, pj := range jobs[len(y.Running):] {
 		w, err := mkJob(pj)
@@ -586,4 +598,19 @@ func (e *Expected) Check(r *policies.CycleResult) []string {
 	}
 	sort.Strings(diffs)
 	return diffs
+}
+
+// latestTime is a snapshot's default now (spec/snapshot.md): the latest
+// created, admitted or started time in the file.
+func latestTime(y *snapshotYAML) float64 {
+	t := 0.0
+	for _, js := range [][]snapJobYAML{y.Running, y.Pending} {
+		for _, j := range js {
+			t = max(t, j.Created, j.Admitted)
+			if j.Started != nil {
+				t = max(t, *j.Started)
+			}
+		}
+	}
+	return t
 }

@@ -69,6 +69,7 @@ type outJob struct {
 	Priority int32       `yaml:"priority"`
 	Created  float64     `yaml:"created"`
 	Admitted *float64    `yaml:"admitted,omitempty"`
+	Started  *float64    `yaml:"started,omitempty"`
 	Evicting bool        `yaml:"evicting,omitempty"`
 	PodSets  []outPodSet `yaml:"podsets"`
 }
@@ -97,6 +98,8 @@ type SnapshotJob struct {
 	Priority     int32
 	Created      float64
 	Admitted     float64
+	Started      float64 // last (re)start, when HasStarted (else Admitted)
+	HasStarted   bool
 	Evicting     bool
 	Flavor       int
 	Want         int
@@ -115,6 +118,12 @@ func MarshalSnapshot(m *policies.Model, now float64, jobs []SnapshotJob, notes s
 				policies.LessThanInitialShare: "LessThanInitialShare"}[s])
 		}
 		f.Settings = map[string]any{"fair_sharing": map[string]any{"strategies": st}}
+	}
+	if m.MinRuntime > 0 {
+		if f.Settings == nil {
+			f.Settings = map[string]any{}
+		}
+		f.Settings["min_runtime"] = m.MinRuntime
 	}
 	for _, fl := range m.Flavors {
 		f.Flavors = append(f.Flavors, fl.Name)
@@ -184,6 +193,10 @@ func MarshalSnapshot(m *policies.Model, now float64, jobs []SnapshotJob, notes s
 			ps.Flavors = map[string]string{res: m.Flavors[j.Flavor].Name}
 			adm := j.Admitted
 			oj.Admitted, oj.Evicting = &adm, j.Evicting
+			if j.HasStarted && j.Started != j.Admitted {
+				st := j.Started
+				oj.Started = &st
+			}
 			oj.PodSets = []outPodSet{ps}
 			f.Running = append(f.Running, oj)
 			continue

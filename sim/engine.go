@@ -74,6 +74,9 @@ type Sim struct {
 	skipped int
 	ev      workload.Event
 	rec     workload.JobRecord
+
+	wakeAt      float64 // the wake-up the core asked for, while wakePending
+	wakePending bool
 }
 
 // Run simulates the input and writes its records to the sink.
@@ -145,7 +148,9 @@ func (s *Sim) run() error {
 				return err
 			}
 		}
-		s.apply(s.core.Schedule(t))
+		p := s.core.Schedule(t)
+		s.apply(p)
+		s.wakeWhenAsked(p, t)
 		if s.in.Progress != nil && t-lastProgress > s.in.Horizon/200 {
 			s.in.Progress(t)
 			lastProgress = t
@@ -261,8 +266,22 @@ func (s *Sim) handle(e event) error {
 		s.nodeRepaired(int(e.a), e.b)
 	case evTimeline:
 		s.change(&s.in.Timeline[e.a])
+	case evWake:
+		if s.wakeAt == e.t {
+			s.wakePending = false
+		}
 	}
 	return nil
+}
+
+// wakeWhenAsked schedules the cycle the last plan asked for, unless one is
+// already due no later.
+func (s *Sim) wakeWhenAsked(p *policies.Plan, now float64) {
+	if !p.Wake || p.WakeAt <= now || (s.wakePending && s.wakeAt <= p.WakeAt) {
+		return
+	}
+	s.wakeAt, s.wakePending = p.WakeAt, true
+	s.q.push(event{t: p.WakeAt, kind: evWake})
 }
 
 // apply carries out a plan: admitted jobs start, preempted jobs are told to stop.

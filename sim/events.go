@@ -9,6 +9,7 @@ const (
 	evRelease
 	evRepair
 	evTimeline
+	evWake // the core asked to be called again (a protection from preemption ends)
 	evFailure
 	evArrival
 	evEnd

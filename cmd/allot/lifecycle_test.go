@@ -61,6 +61,20 @@ func TestPreemptedJobThatCanSaveKeepsAllItsProgress(t *testing.T) {
 	}
 }
 
+// policy.preemption.min_runtime: L, started at 0, cannot be preempted
+// before 3 h; H (arriving at 2.5 h) gets it when the protection ends,
+// though nothing else happens then: the core asks the simulator to wake
+// it.
+func TestPreemptorIsAdmittedWhenTheVictimsMinRuntimeEnds(t *testing.T) {
+	r := lifecycle(t, "{grace_period: 5m, checkpoint_save: 2m, restore: 5m, min_runtime: 3h}", true)
+	L, H := r.rec.jobs["L"], r.rec.jobs["H"]
+	approx(t, "H wait (until 3 h, then L saves for 2 min)", H.Wait, 10800+120-9000)
+	approx(t, "L end (14520 H ends, +300 restore, +25200 left)", L.End, 14520+300+25200)
+	if L.Preemptions != 1 {
+		t.Errorf("L preempted %d times, want 1", L.Preemptions)
+	}
+}
+
 func TestPreemptedJobThatCannotSaveInTimeFallsBackToItsLastCheckpoint(t *testing.T) {
 	r := lifecycle(t, "{grace_period: 5m, checkpoint_save: 10m, restore: 5m}", true)
 	L, H := r.rec.jobs["L"], r.rec.jobs["H"]

@@ -19,6 +19,7 @@ func liveSnapshot(c *live.Controller) ([]byte, error) {
 			Flavor: -1, Want: m.FlavorIndex(j.InstanceType), Accelerators: float64(j.Accelerators)}
 		if j.State == live.StateRunning && j.Flavor >= 0 {
 			sj.Flavor, sj.Admitted, sj.Evicting = j.Flavor, j.AdmittedAt, j.Stopping != ""
+			sj.Started, sj.HasStarted = j.RunStart, true
 		}
 		out = append(out, sj)
 	}

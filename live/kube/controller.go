@@ -221,6 +221,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 		}
 	}
 	plan := core.Schedule(at(now))
+	if plan.Wake { // a running job's protection from preemption ends then
+		wake = min(wake, plan.WakeAt)
+	}
 	obs := c.observer()
 	// Each job's writes are its own: a plan's are made side by side, as
 	// one API round trip after another would cap admissions at a few

@@ -19,14 +19,15 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// testPolicy is "QUOTA_A QUOTA_B [TIMEOUT_S [HALF_LIFE_S]]": teams a and
-// b, each in its namespace, sharing the fleet's first instance type with
-// these quotas; class high outranks low; a placement timeout of 30 s
-// unless given; admission fair sharing with the half-life when given.
+// testPolicy is "QUOTA_A QUOTA_B [TIMEOUT_S [HALF_LIFE_S [MIN_RUNTIME_S]]]":
+// teams a and b, each in its namespace, sharing the fleet's first instance
+// type with these quotas; class high outranks low; a placement timeout of
+// 30 s unless given; admission fair sharing with the half-life when given
+// (0: off); jobs protected from preemption for the minimum runtime.
 func testPolicy(policy []byte, fleet []FleetType) (*Config, error) {
 	var qa, qb int64
-	timeout, halfLife := 30, 0
-	if n, err := fmt.Sscanf(string(policy), "%d %d %d %d", &qa, &qb, &timeout, &halfLife); n < 2 {
+	timeout, halfLife, minRuntime := 30, 0, 0
+	if n, err := fmt.Sscanf(string(policy), "%d %d %d %d %d", &qa, &qb, &timeout, &halfLife, &minRuntime); n < 2 {
 		return nil, fmt.Errorf("policy %q: want two quotas: %v", policy, err)
 	}
 	if len(fleet) == 0 {
@@ -42,7 +43,7 @@ func testPolicy(policy []byte, fleet []FleetType) (*Config, error) {
 		Queues: []policies.QueueSpec{
 			{Name: "a", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(qa), MaxPreemptions: -1},
 			{Name: "b", Cohort: 0, Weight: 1, WithinQueue: policies.LowerPriority, Reclaim: policies.Any, Groups: quota(qb), MaxPreemptions: -1},
-		}, AdmissionFairSharingHalfLife: float64(halfLife)}
+		}, AdmissionFairSharingHalfLife: float64(halfLife), MinRuntime: float64(minRuntime)}
 	return &Config{Config: &live.Config{Name: "test", Policy: "quota", Model: m, Teams: []string{"a", "b"},
 		Priorities: map[string]int32{"": 0, "low": 10, "high": 100}, GracePeriod: 5 * time.Second, MaxRetries: -1,
 		Quotas: [][]int{{int(qa)}, {int(qb)}}},
@@ -54,6 +55,7 @@ type env struct {
 	c      *kubetest.Cluster
 	cancel context.CancelFunc
 	done   chan error
+	resync time.Duration // the controller's resync period (1 s unless set before run)
 }
 
 // start brings up a cluster with nodes of 8 GPUs, namespaces a, b and
@@ -62,6 +64,13 @@ func start(t *testing.T, policy string, nodes int) *env {
 	c := kubetest.Start(t)
 	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, nodes)
 	e := &env{t: t, c: c}
+	startWith(e, policy)
+	return e
+}
+
+// startWith sets up e's cluster as start does and runs its controller.
+func startWith(e *env, policy string) {
+	t, c := e.t, e.c
 	c.Apply("../../deploy/namespace.yaml", "../../deploy/rbac.yaml", "../../deploy/usage.yaml")
 	for _, ns := range []string{"a", "b"} {
 		if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
@@ -73,7 +82,6 @@ func start(t *testing.T, policy string, nodes int) *env {
 		t.Fatal(err)
 	}
 	e.run()
-	return e
 }
 
 // run starts a controller; stop ends it.
@@ -94,7 +102,11 @@ func (e *env) replica(identity string) (cancel context.CancelFunc, done chan err
 	ctrl := &Controller{Client: cs, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: testPolicy, Clock: live.SystemClock{}, Events: rec}
 	ctx, cancel := context.WithCancel(context.Background())
 	done = make(chan error, 1)
-	go func() { done <- ctrl.Run(ctx, Options{Identity: identity, Resync: time.Second}); stop() }()
+	resync := e.resync
+	if resync == 0 {
+		resync = time.Second
+	}
+	go func() { done <- ctrl.Run(ctx, Options{Identity: identity, Resync: resync}); stop() }()
 	return cancel, done
 }
 
@@ -260,6 +272,37 @@ func TestReclaimSuspendsTheBorrowerWhichIsAdmittedAgainLater(t *testing.T) {
 	if n, _ := strconv.Atoi(j.Annotations[AnnPreemptions]); n != 1 {
 		t.Errorf("preemptions %d after re-admission, want 1", n)
 	}
+}
+
+// With a minimum runtime of 8 s, a running low job is preempted for a
+// high one only when its protection ends, and the controller wakes for
+// that itself: with a resync of 10 minutes, nothing else would make it
+// look again.
+func TestPreemptorIsAdmittedWhenTheVictimsProtectionEnds(t *testing.T) {
+	c := kubetest.Start(t)
+	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, 1)
+	e := &env{t: t, c: c, resync: 10 * time.Minute}
+	startWith(e, "8 0 30 0 8")
+	e.job("a", "low", "low", 8, "")
+	j := e.wait("a", "low", "admitted", admitted)
+	admittedAt, err := time.Parse(time.RFC3339Nano, j.Annotations[AnnAdmitted])
+	if err != nil {
+		t.Fatalf("admitted annotation %q: %v", j.Annotations[AnnAdmitted], err)
+	}
+	e.job("a", "high", "high", 4, "")
+	time.Sleep(3 * time.Second)
+	if j := e.get("a", "low"); *j.Spec.Suspend {
+		t.Fatalf("low suspended %v after its admission: it is protected for 8 s", time.Since(admittedAt))
+	}
+	j = e.wait("a", "low", "suspended", suspended)
+	at := j.Annotations[AnnPreemptedBy]
+	if at != "a/high" {
+		t.Errorf("low preempted by %q, want a/high", at)
+	}
+	if d := time.Since(admittedAt); d < 8*time.Second || d > 60*time.Second {
+		t.Errorf("low suspended %v after its admission, want soon after its 8 s protection ended", d)
+	}
+	e.wait("a", "high", "admitted", admitted)
 }
 
 // A controller stopped and started again rebuilds its core from the API

@@ -10,38 +10,28 @@ import "container/heap"
 // Protection is the one input of a search that moves with the time alone,
 // so the rule is kept in this file with what it needs of the rest:
 //   - protected is the rule itself, asked by every candidate filter
-//     (classify, keep); it notes when it turned a candidate away;
-//   - each admission files the instant its protection ends;
-//   - at the start of each Schedule, protections that ended void every
-//     remembered answer and unpark every head (capacityFreedAll), as a
-//     change of quotas does, once any protection has turned a candidate
-//     away (before that, no answer read one);
+//     (classify, keep) after the preemption policy;
+//   - each start files the instant its protection ends;
+//   - at the start of each Schedule, every protection that ended on a
+//     job still running voids the remembered answers and unparks the
+//     heads that wait for victims (capacityFreedAll), as a change of
+//     quotas does. Every one, not only those that turned a search away:
+//     which searches read a job depends on the shortcuts, and unparking
+//     changes decisions, so it must not;
 //   - Plan.WakeAt asks the shell to call Schedule again when the next
-//     protection ends, once one has turned candidates away.
+//     protection ends, while jobs wait.
 // A search's first tests and bounds count protected jobs as takeable:
 // they only ever say "cannot", so counting more keeps them true.
 
-// protected says whether w may not be preempted now, and remembers that
-// the answer turned a candidate away.
+// protected says whether w may not be preempted now.
 func (c *Core) protected(w *Workload) bool {
-	if c.m.MinRuntime <= 0 || w.state == stateEvicting || c.now >= w.startedAt+c.m.MinRuntime {
-		return false
-	}
-	c.protection.turnedAway = true
-	return true
+	return c.m.MinRuntime > 0 && w.state != stateEvicting && c.now < w.startedAt+c.m.MinRuntime
 }
 
 // protections are the instants running jobs' protection ends, earliest
 // first. An entry whose job has since stopped or restarted is stale and is
 // dropped when reached.
-type protections struct {
-	h protHeap
-	// turnedAway: a protection has turned a candidate away. It stays set:
-	// a remembered answer can outlive the void of one expiry (a search
-	// kept whole is not asked again) and still rest on another job's
-	// protection, so every later expiry voids.
-	turnedAway bool
-}
+type protections []protEntry
 
 type protEntry struct {
 	until float64
@@ -49,13 +39,11 @@ type protEntry struct {
 	start float64 // the job's startedAt when filed: a restart makes it stale
 }
 
-type protHeap []protEntry
-
-func (h protHeap) Len() int           { return len(h) }
-func (h protHeap) Less(i, j int) bool { return h[i].until < h[j].until }
-func (h protHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *protHeap) Push(x any)        { *h = append(*h, x.(protEntry)) }
-func (h *protHeap) Pop() any {
+func (h protections) Len() int           { return len(h) }
+func (h protections) Less(i, j int) bool { return h[i].until < h[j].until }
+func (h protections) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *protections) Push(x any)        { *h = append(*h, x.(protEntry)) }
+func (h *protections) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	old[len(old)-1] = protEntry{}
@@ -63,11 +51,12 @@ func (h *protHeap) Pop() any {
 	return x
 }
 
-// protect files w's protection from its start.
+// protect files w's protection from started (a new run, or a start the
+// shell knows better).
 func (c *Core) protect(w *Workload, started float64) {
 	w.startedAt = started
 	if c.m.MinRuntime > 0 {
-		heap.Push(&c.protection.h, protEntry{until: started + c.m.MinRuntime, w: w, start: started})
+		heap.Push(&c.protection, protEntry{until: started + c.m.MinRuntime, w: w, start: started})
 	}
 }
 
@@ -75,29 +64,23 @@ func (p *protEntry) live() bool {
 	return p.w.state == stateAdmitted && p.w.startedAt == p.start
 }
 
-// expireProtections drops the protections ended by now; if one of them may
-// have turned a candidate away, every remembered answer is void.
+// expireProtections drops the protections ended by now; if one of them
+// still held a running job, every remembered answer is void.
 func (c *Core) expireProtections(now float64) {
-	h := &c.protection.h
+	h := &c.protection
 	ended := false
 	for h.Len() > 0 && (*h)[0].until <= now {
-		if (*h)[0].live() {
-			ended = true
-		}
+		ended = ended || (*h)[0].live()
 		heap.Pop(h)
 	}
-	if ended && c.protection.turnedAway {
+	if ended {
 		c.capacityFreedAll()
 	}
 }
 
-// nextExpiry is when the next live protection ends, if one is turning
-// candidates away.
+// nextExpiry is when the next protection of a running job ends.
 func (c *Core) nextExpiry() (float64, bool) {
-	h := &c.protection.h
-	if !c.protection.turnedAway {
-		return 0, false
-	}
+	h := &c.protection
 	for h.Len() > 0 && !(*h)[0].live() {
 		heap.Pop(h)
 	}
@@ -108,8 +91,8 @@ func (c *Core) nextExpiry() (float64, bool) {
 }
 
 // SetStarted tells the core when a running job last (re)started, where the
-// shell knows better than the admission time (a Kubernetes job's pods
-// start after it is admitted; a snapshot's running[].started).
+// shell knows better than the admission time (a snapshot's
+// running[].started).
 func (c *Core) SetStarted(w *Workload, started float64) {
 	if w.state != stateAdmitted || w.startedAt == started {
 		return

@@ -69,7 +69,7 @@ func (c *Core) Schedule(now float64) *Plan {
 		for c.quotaCycle(now) {
 		}
 	}
-	if c.protection.turnedAway && c.Pending() > 0 {
+	if len(c.protection) > 0 && c.Pending() > 0 {
 		c.plan.WakeAt, c.plan.Wake = c.nextExpiry()
 	}
 	return &c.plan

@@ -94,7 +94,7 @@ func (c *Core) candidateLess(a, b *Workload, q int) bool {
 }
 
 func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
-	if !usesAny(w, e.frsNeed) || c.isClaimed(w) && w.state != stateEvicting || c.protected(w) {
+	if !usesAny(w, e.frsNeed) || c.isClaimed(w) && w.state != stateEvicting {
 		return vNever
 	}
 	spec := &c.m.Queues[e.q]
@@ -102,7 +102,7 @@ func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
 	if w.Queue == e.q {
 		p = spec.WithinQueue
 	}
-	if !satisfies(p, e.w, w) {
+	if !satisfies(p, e.w, w) || c.protected(w) {
 		return vNever
 	}
 	if w.Queue == e.q {

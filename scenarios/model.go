@@ -5,6 +5,7 @@ import (
 
 	"github.com/allot-sim/allot/hardware"
 	"github.com/allot-sim/allot/policies"
+	"github.com/allot-sim/allot/policies/presets"
 )
 
 // Built is a scenario turned into the policy core's model, with the lookups
@@ -63,28 +64,11 @@ func (s *Scenario) quotaResources() (cpu, mem bool) {
 	return
 }
 
-// fillRatio completes a quota by HyperPod's ratio rule: a quota that gives
-// only accelerators gets vCPUs and memory in the same proportion of a node;
-// one that gives only memory gets vCPUs by that ratio and no accelerators.
+// fillRatio completes a quota by HyperPod's ratio rule (presets.FillRatio).
 func fillRatio(q Quota, t *hardware.InstanceType) Quota {
-	frac := math.NaN()
-	switch {
-	case t.Accelerators > 0 && q.Accelerators > 0:
-		frac = q.Accelerators / float64(t.Accelerators)
-	case !math.IsNaN(q.MemoryGiB) && t.MemoryGiB > 0:
-		frac = q.MemoryGiB / t.MemoryGiB
-	case !math.IsNaN(q.VCPUs) && t.VCPUs > 0:
-		frac = q.VCPUs / t.VCPUs
-	}
-	if math.IsNaN(frac) {
-		frac = 0
-	}
-	if math.IsNaN(q.VCPUs) {
-		q.VCPUs = frac * t.VCPUs
-	}
-	if math.IsNaN(q.MemoryGiB) {
-		q.MemoryGiB = frac * t.MemoryGiB
-	}
+	f := presets.FillRatio(presets.Shape{Accelerators: q.Accelerators, VCPUs: q.VCPUs, MemoryGiB: q.MemoryGiB},
+		presets.Shape{Accelerators: float64(t.Accelerators), VCPUs: t.VCPUs, MemoryGiB: t.MemoryGiB})
+	q.VCPUs, q.MemoryGiB = f.VCPUs, f.MemoryGiB
 	return q
 }
 
@@ -144,18 +128,13 @@ func (s *Scenario) Build() *Built {
 	}
 
 	p := &s.Policy
-	fung := policies.FlavorFungibility{WhenCanBorrowTryNext: true}
-	switch p.Fallback {
-	case "borrow-first":
-		fung = policies.FlavorFungibility{}
-	case "preempt-first":
-		fung = policies.FlavorFungibility{WhenCanBorrowTryNext: true, WhenCanPreemptStop: true, PreemptionOverBorrowing: true}
-	}
-	reclaim := map[string]policies.PreemptPolicy{"any": policies.Any, "lower-priority": policies.LowerPriority, "never": policies.Never}[p.Reclaim]
-	within := map[string]policies.PreemptPolicy{"never": policies.Never, "lower-priority": policies.LowerPriority, "lower-or-newer-equal": policies.LowerOrNewerEqualPriority}
+	// The loader has checked every name: the presets know them all.
+	fung, _ := presets.Fungibility(p.Fallback)
+	reclaim, _ := presets.Preemption(p.Reclaim)
 	for _, t := range s.Teams {
 		team := t
-		q := policies.QueueSpec{Name: t.Name, Cohort: cohortIdx[t.Cohort], Weight: t.Weight, WithinQueue: within[t.PreemptWithinTeam],
+		within, _ := presets.Preemption(t.PreemptWithinTeam)
+		q := policies.QueueSpec{Name: t.Name, Cohort: cohortIdx[t.Cohort], Weight: t.Weight, WithinQueue: within,
 			Reclaim: reclaim, Fungibility: fung, FirstCome: p.Admission == "first-come", MaxPreemptions: p.Preemption.MaxRetries}
 		if p.Queueing == "strict-fifo" {
 			q.Strategy = policies.StrictFIFO
@@ -178,47 +157,27 @@ func (s *Scenario) Build() *Built {
 		m.Queues = append(m.Queues, q)
 	}
 	if p.Kind == "fairshare" && p.QuotaShares {
-		// AWS Batch quota shares: quota engine, FIFO idle assignment,
-		// cross-share reclaim of lent capacity, never while borrowing.
-		m.Kind = policies.KindQuota
-		m.IdleFirstCome = true
-		for i := range m.Queues {
-			m.Queues[i].Reclaim = policies.Any
-			m.Queues[i].BorrowWithin = policies.Never
-		}
+		presets.BatchQuotaShares(m)
 	} else if p.Kind == "quota" {
-		if p.IdleAllocation == "fair-share" {
-			m.FairSharing.Enabled = true
-			for _, st := range p.FairStrategies {
-				if st == "LessThanInitialShare" {
-					m.FairSharing.Strategies = append(m.FairSharing.Strategies, policies.LessThanInitialShare)
-				} else {
-					m.FairSharing.Strategies = append(m.FairSharing.Strategies, policies.LessThanOrEqualToFinalShare)
-				}
+		var strategies []policies.FairStrategy
+		for _, st := range p.FairStrategies {
+			if st == "LessThanInitialShare" {
+				strategies = append(strategies, policies.LessThanInitialShare)
+			} else {
+				strategies = append(strategies, policies.LessThanOrEqualToFinalShare)
 			}
-		} else {
-			m.IdleFirstCome = true
 		}
+		presets.IdleAllocation(m, p.IdleAllocation == "fair-share", strategies)
 		m.AdmissionFairSharingHalfLife = p.UsageHalfLife
 	}
 	if (p.Kind == "fifo" || p.Kind == "priority") && p.Reservations == "hard" {
-		// Before fair share: each team's quota is a reservation nobody else
-		// may use; capacity outside every reservation is first come.
-		m.Reservations = true
-		for i := range m.Queues {
-			for fi := range m.Queues[i].Groups[0].Flavors {
-				for r, q := range m.Queues[i].Groups[0].Flavors[fi].Quotas {
-					q.HasLend, q.LendLimit = true, 0
-					m.Queues[i].Groups[0].Flavors[fi].Quotas[r] = q
-				}
-			}
-		}
+		presets.HardReservations(m)
 	}
 	m.Backfill = policies.Backfill{Enabled: p.Backfill, Depth: p.BackfillDepth}
 	m.Batch = policies.BatchShare{DecayHalfLife: p.ShareDecay, ComputeReservation: p.ComputeReserve}
 	m.PreferLeastLostWork = p.Preemption.PreferLeastLostWork
 	m.MinRuntime = p.Preemption.MinRuntime
-	out.PoolCohort = s.addIdlePool(m, types, cpuR, memR)
+	out.PoolCohort = presets.IdlePool(m)
 	return out
 }
 
@@ -239,20 +198,8 @@ func (s *Scenario) quotaSpecs(types []*hardware.InstanceType, qm map[string]Quot
 			}
 			pq := policies.Quota{Nominal: policies.ToQty(nominal)}
 			if team != nil {
-				if !team.Lend {
-					pq.HasLend, pq.LendLimit = true, 0
-				} else if team.LendingLimit < 1 {
-					pq.HasLend, pq.LendLimit = true, policies.ToQty(nominal*team.LendingLimit)
-				}
-				switch {
-				case !team.Borrow:
-					pq.HasBorrow, pq.BorrowLimit = true, 0
-				case math.IsNaN(team.BorrowLimit):
-				case team.BorrowLimitPct:
-					pq.HasBorrow, pq.BorrowLimit = true, policies.ToQty(nominal*team.BorrowLimit)
-				case isAccel:
-					pq.HasBorrow, pq.BorrowLimit = true, policies.ToQty(team.BorrowLimit)
-				}
+				pq = presets.Sharing{Lend: team.Lend, LendFraction: team.LendingLimit, Borrow: team.Borrow,
+					BorrowLimit: team.BorrowLimit, BorrowPercent: team.BorrowLimitPct}.Quota(nominal, isAccel)
 			}
 			byRes[r] = pq
 		}
@@ -278,66 +225,4 @@ func (s *Scenario) accelResourceIndex(types []*hardware.InstanceType, t *hardwar
 		}
 	}
 	return seen[t.Resource]
-}
-
-// addIdlePool gives capacity that no quota covers to the single root
-// cohort, as a shared pool every team may borrow from (HyperPod idle
-// resource sharing). With several roots there is no pool.
-func (s *Scenario) addIdlePool(m *policies.Model, types []*hardware.InstanceType, cpuR, memR int) int {
-	root := -1
-	for i, c := range m.Cohorts {
-		if c.Parent < 0 {
-			if root >= 0 {
-				return -1
-			}
-			root = i
-		}
-	}
-	if root < 0 || len(m.Queues) == 0 {
-		return -1
-	}
-	nR := len(m.Resources)
-	used := make([]int64, len(types)*nR)
-	for _, q := range m.Queues {
-		for _, fq := range q.Groups[0].Flavors {
-			for r, qq := range fq.Quotas {
-				used[fq.Flavor*nR+r] += qq.Nominal
-			}
-		}
-	}
-	for _, c := range m.Cohorts {
-		for f, byRes := range c.Quotas {
-			for r, qq := range byRes {
-				used[f*nR+r] += qq.Nominal
-			}
-		}
-	}
-	if m.Cohorts[root].Quotas == nil {
-		m.Cohorts[root].Quotas = map[int]map[int]policies.Quota{}
-	}
-	for f, fs := range m.Flavors {
-		caps := map[int]int64{}
-		if fs.AccelResource >= 0 {
-			caps[fs.AccelResource] = fs.NodeAccel * int64(fs.Nodes)
-		}
-		if cpuR >= 0 {
-			caps[cpuR] = fs.NodeVCPU * int64(fs.Nodes)
-		}
-		if memR >= 0 {
-			caps[memR] = fs.NodeMem * int64(fs.Nodes)
-		}
-		for r, cp := range caps {
-			free := cp - used[f*nR+r]
-			if free <= 0 {
-				continue
-			}
-			if m.Cohorts[root].Quotas[f] == nil {
-				m.Cohorts[root].Quotas[f] = map[int]policies.Quota{}
-			}
-			q := m.Cohorts[root].Quotas[f][r]
-			q.Nominal += free
-			m.Cohorts[root].Quotas[f][r] = q
-		}
-	}
-	return root
 }

@@ -46,6 +46,9 @@ type Core struct {
 	arena    arena
 	// protection: when running jobs may be preempted again (minruntime.go)
 	protection protections
+	// protOrdered: every job started when admitted, so a level's jobs
+	// lose their protection newest last (walkStart).
+	protOrdered bool
 	// exhaustive turns off the shortcuts that rest on shares among sibling
 	// teams and on flavor preference (in victim searches and in the order
 	// of a fair-sharing cycle); tests set it to check that the shortcuts
@@ -100,7 +103,7 @@ func NewCore(m *Model) (*Core, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}, exhaustive: m.Reference}
+	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}, exhaustive: m.Reference, protOrdered: true}
 	c.tree = newQuotaTree(m)
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))

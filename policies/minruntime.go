@@ -13,11 +13,11 @@ import "container/heap"
 //     (classify, keep) after the preemption policy;
 //   - each start files the instant its protection ends;
 //   - at the start of each Schedule, every protection that ended on a
-//     job still running voids the remembered answers and unparks the
-//     heads that wait for victims (capacityFreedAll), as a change of
-//     quotas does. Every one, not only those that turned a search away:
-//     which searches read a job depends on the shortcuts, and unparking
-//     changes decisions, so it must not;
+//     job still running is recorded as the shortcuts record an admission
+//     of that job, and unparks the heads of its cohort tree that wait for
+//     victims (protectionEnded). Every one, not only those that turned a
+//     search away: which searches read a job depends on the shortcuts,
+//     and unparking changes decisions, so it must not;
 //   - Plan.WakeAt asks the shell to call Schedule again when the next
 //     protection ends, while jobs wait.
 // A search's first tests and bounds count protected jobs as takeable:
@@ -64,18 +64,47 @@ func (p *protEntry) live() bool {
 	return p.w.state == stateAdmitted && p.w.startedAt == p.start
 }
 
-// expireProtections drops the protections ended by now; if one of them
-// still held a running job, every remembered answer is void.
+// expireProtections drops the protections ended by now; each that still
+// held a running job is recorded as a change of its team.
 func (c *Core) expireProtections(now float64) {
 	h := &c.protection
-	ended := false
 	for h.Len() > 0 && (*h)[0].until <= now {
-		ended = ended || (*h)[0].live()
+		if p := (*h)[0]; p.live() {
+			c.protectionEnded(p.w)
+		}
 		heap.Pop(h)
 	}
-	if ended {
-		c.capacityFreedAll()
+}
+
+// walkStart is where a walk over a level begins: its newest job, or, when
+// the level's jobs lose their protection in the order they are filed, the
+// newest whose protection has ended, past the protected ones the
+// candidate filters would turn away one by one.
+func (c *Core) walkStart(l *admLevel) *Workload {
+	if c.m.MinRuntime > 0 && c.protOrdered {
+		return l.unprot
 	}
+	return l.tail
+}
+
+// protectionEnded records that w may be preempted from now on. To what a
+// search reads, that is w admitted again: its team and type changed, its
+// team grew by a job of its priority (owngrowth.go), and the heads of its
+// cohort tree waiting for victims are looked at again.
+func (c *Core) protectionEnded(w *Workload) {
+	if w.inLevel {
+		l := c.queues[w.Queue].victims.level(w.vflavor, w.Priority)
+		if l.unprot == nil || admissionCmp(w, l.unprot) < 0 {
+			l.unprot = w
+		}
+	}
+	c.stateVer++
+	c.grown.note(int32(w.Queue))
+	c.usageMoved(w.Queue, w.usage, w.place.flavor)
+	if !c.queues[w.Queue].noVictims {
+		c.changes.noteAdmitted(w.Queue, w.Priority, flavorBits(w.usage, len(c.m.Resources), w.place.flavor), c.stateVer)
+	}
+	c.capacityFreed(w.Queue)
 }
 
 // nextExpiry is when the next protection of a running job ends.
@@ -97,5 +126,6 @@ func (c *Core) SetStarted(w *Workload, started float64) {
 	if w.state != stateAdmitted || w.startedAt == started {
 		return
 	}
+	c.protOrdered = false // a level's jobs may now lose protection out of order
 	c.protect(w, started)
 }

@@ -69,6 +69,7 @@ type PendingJob struct {
 func (c *Core) Cycle(now float64) *Plan {
 	c.now = now
 	c.plan.reset()
+	c.expireProtections(now)
 	c.quotaCycle(now)
 	return &c.plan
 }
@@ -118,6 +119,8 @@ func RunSnapshotWith(s *Snapshot, wrap func(decide func())) (*CycleResult, error
 			return nil, err
 		}
 	}
+	c.now = s.Now
+	c.expireProtections(s.Now) // protections ended by now, as a shell's Schedule would
 	admitted := map[*Workload]bool{}
 	preempted := map[*Workload]string{}
 	var plans []Plan // copied out of the core's reused plan, read after the timing

@@ -16,6 +16,11 @@ import (
 type admLevel struct {
 	prio       int32
 	head, tail *Workload
+	// unprot is the newest job of the level whose protection from
+	// preemption has ended (nil: none), when the core keeps it
+	// (Core.protOrdered): every job newer is protected, so a walk starts
+	// there (minruntime.go).
+	unprot *Workload
 	// sum is the level's usage by flavor-resource, and peak the most any
 	// one job filed here ever held (never lowered), so that a search can
 	// bound what the level could free without reading its jobs.
@@ -116,6 +121,9 @@ func (v *victimIndex) unlink(w *Workload) {
 		w.next.prev = w.prev
 	} else {
 		l.tail = w.prev
+	}
+	if l.unprot == w {
+		l.unprot = w.prev // older: its protection ended before
 	}
 	w.prev, w.next, w.inLevel = nil, nil, false
 	l.count(w, -1)
@@ -245,7 +253,7 @@ func (wk *walker) advance() {
 			if wk.lvl >= len(wk.levels) || wk.levels[wk.lvl].prio >= wk.bound {
 				return
 			}
-			wk.cur = wk.levels[wk.lvl].tail
+			wk.cur = wk.c.walkStart(wk.levels[wk.lvl])
 			if wk.c.m.PreferLeastLostWork || wk.c.afs != nil {
 				// Orders that depend on the time: sort the level.
 				wk.buf = wk.buf[:0]

@@ -49,11 +49,10 @@ type Core struct {
 	// protOrdered: every job started when admitted, so a level's jobs
 	// lose their protection newest last (walkStart).
 	protOrdered bool
-	// exhaustive turns off the shortcuts that rest on shares among sibling
-	// teams and on flavor preference (in victim searches and in the order
-	// of a fair-sharing cycle); tests set it to check that the shortcuts
-	// change no decision.
-	exhaustive bool
+	// off holds the shortcuts switched off (Model.Off, all of them under
+	// Model.Reference); counts their hits and misses while on.
+	off    ShortcutSet
+	counts ShortcutCounts
 	// stateVer changes whenever anything a nomination reads changes:
 	// usage, running jobs, evictions, nodes, quotas.
 	stateVer uint64
@@ -103,7 +102,10 @@ func NewCore(m *Model) (*Core, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}, exhaustive: m.Reference, protOrdered: true}
+	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}, off: m.Off, protOrdered: true}
+	if m.Reference {
+		c.off = AllShortcuts
+	}
 	c.tree = newQuotaTree(m)
 	c.gen = make([]int64, len(c.tree.nodes))
 	c.queues = make([]queueState, len(m.Queues))

@@ -83,7 +83,7 @@ func (c *Core) quotaCycle(now float64) bool {
 	// same state (the same answer); else a fresh one, nominated, which
 	// then becomes the kept one. Processing only reads entries.
 	for _, w := range heads {
-		if reuse && w.nomEntry != nil && (w.nomVer == c.stateVer || c.stillHolds(w)) {
+		if reuse && w.nomEntry != nil && (w.nomVer == c.stateVer || c.on(KeptNomination) && c.tally(KeptNomination, c.stillHolds(w))) {
 			w.nomVer = c.stateVer // as good as made now
 			entries = append(entries, w.nomEntry)
 			continue
@@ -151,7 +151,10 @@ func (c *Core) settle(heads []*Workload, progress bool) {
 
 func (c *Core) repeatsSettled(heads []*Workload) bool {
 	s := &c.settled
-	return s.valid && s.ver == c.stateVer && !c.exhaustive && slices.Equal(s.heads, heads)
+	if !c.on(SettledCycle) {
+		return false
+	}
+	return c.tally(SettledCycle, s.valid && s.ver == c.stateVer && slices.Equal(s.heads, heads))
 }
 
 // spareEntry returns an entry no one keeps, to be overwritten.
@@ -226,7 +229,11 @@ func (c *Core) process(e *entry, now float64) bool {
 		// A nomination with victims fits once they are gone: its search
 		// checked that against the state the cycle started from. Only
 		// usage that heads processed before it added can change that.
-		if (c.addedThisCycle || c.exhaustive) && !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
+		refit := c.addedThisCycle || !c.on(FitOnce)
+		if c.on(FitOnce) {
+			c.tally(FitOnce, !c.addedThisCycle)
+		}
+		if refit && !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
 			w.lastReason = "no longer fits after other admissions this cycle"
 			return false
 		}

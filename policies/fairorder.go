@@ -59,7 +59,8 @@ func (o *fairOrdering) next() int {
 		return -1
 	}
 	root := t.rootOf[o.e.qn]
-	if t.amongSiblings(o.e.qn) && !o.c.exhaustive {
+	if t.amongSiblings(o.e.qn) && o.c.on(FlatOrder) {
+		o.c.tally(FlatOrder, true)
 		return o.nextFlat(root)
 	}
 	for !o.w.prunedC[root] {

@@ -153,14 +153,14 @@ func (c *Core) fairTargets(e *entry) []target {
 		strategies = defaultStrategies
 	}
 	c.took.start(e) // ends spent with no take, unless the search goes on
-	if !c.exhaustive && !c.ownTeamAllowsBorrowing(e) {
+	if c.on(FirstTest) && c.tally(FirstTest, !c.ownTeamAllowsBorrowing(e)) {
 		// Its own team's limits leave no room whoever else gives some
 		// back. Not a record of takes: its own team's growth could
 		// change this answer.
 		c.took.known = false
 		return nil
 	}
-	if c.quickSaysNone(e, strategies) {
+	if c.on(QuickNone) && c.tally(QuickNone, c.quickSaysNone(e, strategies)) {
 		return nil
 	}
 	w := c.fairWork()
@@ -228,7 +228,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	// (the second may still take from teams read before). The preemptor's
 	// own team, whose share is the preemptor's, would have been read first
 	// had it any candidate left, so the preemptor's share no longer moves.
-	flat := t.amongSiblings(e.qn) && !c.exhaustive
+	flat := t.amongSiblings(e.qn) && c.on(FlatOrder)
 	for qn := ord.next(); qn >= 0 && !fit; qn = ord.next() {
 		c.took.lead(qn, c.shareOf(qn))
 		if qn == e.qn {

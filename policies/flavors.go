@@ -31,7 +31,8 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) *f
 	// only win by reclaiming at a lower one (a tie keeps the earlier
 	// flavor): searchFlavor skips one that cannot.
 	reclaimBar := func() int {
-		if best != nil && !pob && best.mode == modeReclaim && !c.exhaustive {
+		if best != nil && !pob && best.mode == modeReclaim && c.on(TieSkip) {
+			c.tally(TieSkip, true)
 			return best.borrow
 		}
 		return -1

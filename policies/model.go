@@ -183,11 +183,11 @@ type Model struct {
 	// MinRuntime (s) > 0 protects a running job from preemption until it
 	// has run that long since its last start (minruntime.go).
 	MinRuntime float64
-	// Reference turns off the shortcuts that rest on shares among sibling
-	// teams and on flavor preference (kept and replayed searches, settled
-	// cycles, flat orderings; see Core.exhaustive): the same decisions,
-	// slower. allot sim --reference sets it.
+	// Reference turns off every shortcut (shortcuts.go): the same
+	// decisions, slower. allot sim --reference sets it.
 	Reference bool
+	// Off switches off the shortcuts named (allot sim --off).
+	Off ShortcutSet
 	// Reservations makes the fifo and priority policies hold each team to
 	// its quota plus capacity outside every quota (nobody lends).
 	Reservations bool

@@ -50,7 +50,7 @@ func (ch *changeLog) noteAdmitted(q int, prio int32, flavors uint64, v uint64) {
 // and jobs beginning to stop: no release, no quota change.
 func (c *Core) ownTeamOnlyGrewSince(v uint64, q int, w *Workload, f int, p PreemptPolicy) bool {
 	ch := &c.changes
-	if c.exhaustive || ch.void > v || ch.released[q] > v || !c.tree.amongSiblings(c.tree.qNode[q]) || f >= len(ch.flavor) || f >= 64 {
+	if !c.on(RememberedSearch) || ch.void > v || ch.released[q] > v || !c.tree.amongSiblings(c.tree.qNode[q]) || f >= len(ch.flavor) || f >= 64 {
 		return false
 	}
 	if p == Never {

@@ -229,7 +229,7 @@ func (c *Core) classicalSources(e *entry, out *sourcesOf) {
 	if spec.WithinQueue != Never {
 		out.same = append(out.same, source{e.q, -1})
 	}
-	if !c.exhaustive && !c.ownTeamAllows(e, out.same) {
+	if c.on(FirstTest) && !c.ownTeamAllows(e, out.same) {
 		// No other team's jobs can make room: they need not be listed.
 		return
 	}
@@ -276,11 +276,15 @@ func (c *Core) classicalTargets(e *entry) []target {
 	c.classicalSources(e, src)
 	same, hier, prio := src.same, src.hier, src.prio
 	okBorrow, okNominal := true, true
-	if !c.exhaustive {
+	if c.on(FirstTest) {
 		okBorrow, okNominal = c.couldFit(e, same, hier, prio)
 	}
 	if !okBorrow && !okNominal {
+		c.tally(FirstTest, true)
 		return nil
+	}
+	if c.on(FirstTest) {
+		c.tally(FirstTest, false)
 	}
 	spec := &c.m.Queues[e.q]
 	hasHier, hasPrio, hasSame := c.anyCandidate(e, hier), c.anyCandidate(e, prio), c.anyCandidate(e, same)

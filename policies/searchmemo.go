@@ -133,7 +133,7 @@ func (c *Core) targetsOn(e, sub *entry, f int) []target {
 	if !c.searchMemoOn(e, f) {
 		return c.findTargets(sub)
 	}
-	if ts, ok := c.knownSearch(e, sub, f); ok {
+	if ts, ok := c.knownSearch(e, sub, f); c.tally(RememberedSearch, ok) {
 		return ts
 	}
 	ts := c.findTargets(sub)
@@ -144,7 +144,7 @@ func (c *Core) targetsOn(e, sub *entry, f int) []target {
 // searchMemoOn says whether e's searches may be remembered: one podset of
 // one group (its usage on a type is fixed) on a type with an index below 64.
 func (c *Core) searchMemoOn(e *entry, f int) bool {
-	return !c.exhaustive && f < 64 && c.afs == nil && !c.m.PreferLeastLostWork &&
+	return c.on(RememberedSearch) && f < 64 && c.afs == nil && !c.m.PreferLeastLostWork &&
 		len(c.m.Queues[e.q].Groups) == 1 && (e.w.shape.generic || len(e.w.shape.req.PodSets) == 1)
 }
 

@@ -45,11 +45,56 @@ func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 	}
 }
 
+// Each shortcut switched off alone changes no decision either, and each
+// is asked in these runs: the switches are independent of one another.
+func TestEachShortcutOffAloneChangesNoDecision(t *testing.T) {
+	variants := []twinVariant{{}, {classical: true, limits: true}, {deep: true, within: true}, {nodes: true}, {minRuntime: true}}
+	for _, s := range Shortcuts() {
+		t.Run(s.String(), func(t *testing.T) {
+			for _, v := range variants {
+				for seed := range uint64(12) {
+					runTwinsOff(t, v, seed, 1<<s)
+				}
+			}
+		})
+	}
+	asked := ShortcutCounts{}
+	for _, v := range variants {
+		tw := newTwin(t, v, 0)
+		rng := rand.New(rand.NewPCG(7, 99))
+		for step := range 120 {
+			tw.submit(&Workload{Seq: int64(step), Queue: rng.IntN(4), Priority: int32(rng.IntN(3)), Order: float64(step),
+				Req: Request{Accel: Qty(1+rng.IntN(7)) * Milli}})
+			finish := -1
+			if n := len(tw.running); n > 0 && rng.IntN(2) == 0 {
+				finish = rng.IntN(n)
+			}
+			tw.step(float64(step), finish)
+		}
+		k := tw.c.ShortcutCounts()
+		for s := range asked.Hits {
+			asked.Hits[s] += k.Hits[s]
+			asked.Misses[s] += k.Misses[s]
+		}
+	}
+	for _, s := range Shortcuts() {
+		if asked.Hits[s] == 0 {
+			t.Errorf("%s never answered in these runs (misses %d): switching it off shows nothing", s, asked.Misses[s])
+		}
+	}
+}
+
 // runTwins drives a core with the shortcuts and one without over one random
 // stream, fails at the first step where they differ, and counts the
 // preemptions.
 func runTwins(t *testing.T, v twinVariant, seed uint64) int {
-	fast, slow := newTwin(t, v, false), newTwin(t, v, true)
+	return runTwinsOff(t, v, seed, 0)
+}
+
+// runTwinsOff is runTwins with the shortcuts of off switched off in the
+// fast twin.
+func runTwinsOff(t *testing.T, v twinVariant, seed uint64, off ShortcutSet) int {
+	fast, slow := newTwin(t, v, off), newTwin(t, v, AllShortcuts)
 	rng := rand.New(rand.NewPCG(seed, 99))
 	preemptions := 0
 	for step := range 120 {
@@ -200,12 +245,12 @@ type twin struct {
 	bySeq   map[int64]*Workload
 }
 
-func newTwin(t *testing.T, v twinVariant, exhaustive bool) *twin {
+func newTwin(t *testing.T, v twinVariant, off ShortcutSet) *twin {
 	c, err := NewCore(v.model())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.exhaustive = exhaustive
+	c.off = off
 	return &twin{t: t, c: c, bySeq: map[int64]*Workload{}}
 }
 
@@ -277,7 +322,7 @@ func (tw *twin) schedule(now float64) string {
 // heads, so the next call changes nothing, exactly as a core without the
 // shortcut decides; a job that becomes another team's head is nominated.
 func TestACycleThatWouldRepeatTheLastIdleOneIsCountedButNotRun(t *testing.T) {
-	fast, slow := newTwin(t, twinVariant{}, false), newTwin(t, twinVariant{}, true)
+	fast, slow := newTwin(t, twinVariant{}, 0), newTwin(t, twinVariant{}, AllShortcuts)
 	both := func(w Workload) {
 		w.Req.Compatible = []int{0} // type x only
 		fast.submit(&w)
@@ -345,7 +390,7 @@ func TestANodeLostIsSeenByTheHeadWaitingOnItsType(t *testing.T) {
 		lose := tc.lose
 		t.Run(tc.name, func(t *testing.T) {
 			v := twinVariant{nodes: true}
-			fast, slow := newTwin(t, v, false), newTwin(t, v, true)
+			fast, slow := newTwin(t, v, 0), newTwin(t, v, AllShortcuts)
 			both := func(w Workload) {
 				w.Req.Compatible = []int{0} // type x only: five nodes of four
 				fast.submit(&w)

@@ -131,7 +131,7 @@ func (c *Core) unchangedSince(v uint64, q int, types uint64, ownGrew bool) bool 
 // head of q needs first.
 func (c *Core) teamAndQuotasUnchangedSince(v uint64, q int, ownGrew bool) bool {
 	ch := &c.changes
-	return !c.exhaustive && ch.void <= v && (ownGrew || ch.team[q] <= v) && c.tree.amongSiblings(c.tree.qNode[q])
+	return ch.void <= v && (ownGrew || ch.team[q] <= v) && c.tree.amongSiblings(c.tree.qNode[q])
 }
 
 // typesOf is the set of types a job may take in any of its team's

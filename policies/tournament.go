@@ -63,7 +63,7 @@ type standing struct {
 // flatGroup returns the entries still to process under root, in
 // tournament order, when each hangs straight from root; otherwise nil.
 func (c *Core) flatGroup(entries []*entry, done []bool, root int) []ranked {
-	if c.exhaustive {
+	if !c.on(FlatOrder) {
 		return nil
 	}
 	t := c.tree

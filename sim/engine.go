@@ -158,6 +158,9 @@ func (s *Sim) run() error {
 	}
 	s.now = s.in.Horizon
 	s.finishRun()
+	if s.in.ShortcutCounts != nil {
+		*s.in.ShortcutCounts = s.core.ShortcutCounts()
+	}
 	skipped := s.skipped
 	if s.in.Skipped != nil {
 		skipped += s.in.Skipped()

@@ -42,6 +42,9 @@ type Input struct {
 	PoolCohort int
 	// Progress, if set, is called now and then with the simulated time.
 	Progress func(now float64)
+	// ShortcutCounts, if set, receives the core's shortcut hits and
+	// misses at the end of the run.
+	ShortcutCounts *policies.ShortcutCounts
 }
 
 // Team is a queue of the model, as the run reports it.

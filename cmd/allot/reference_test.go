@@ -50,3 +50,41 @@ func TestReferenceRunDecidesExactlyAsTheDefault(t *testing.T) {
 		}
 	}
 }
+
+// allot sim --off NAME turns one shortcut off, with the same summary;
+// --stats reports each shortcut's hits and misses on standard error only,
+// and says which are off.
+func TestEachShortcutSwitchedOffByNameDecidesAsTheDefault(t *testing.T) {
+	f := "../../scenarios/hyperpod-teams.yaml"
+	want := summaryWithoutWallTime(t, f)
+	for _, s := range []string{"settled-cycle", "kept-nomination", "remembered-search", "quick-none", "fit-once", "flat-order", "tie-skip", "first-test"} {
+		if got := summaryWithoutWallTime(t, f, "--off", s); got != want {
+			t.Errorf("--off %s changed the summary:\n%s\n%s", s, got, want)
+		}
+	}
+	code, out, errs := cli("sim", f, "--json", "--stats", "--off", "tie-skip,first-test")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "SHORTCUT") {
+		t.Errorf("shortcut counts in the summary:\n%s", out)
+	}
+	lines := 0
+	for _, l := range strings.Split(errs, "\n") {
+		if !strings.HasPrefix(l, "SHORTCUT ") {
+			continue
+		}
+		lines++
+		off := strings.Contains(l, "name=tie-skip ") || strings.Contains(l, "name=first-test ")
+		if off != strings.Contains(l, " off hits=0 misses=0") {
+			t.Errorf("line %q: off=%v", l, off)
+		}
+	}
+	if lines != 8 {
+		t.Errorf("%d SHORTCUT lines, want 8:\n%s", lines, errs)
+	}
+	code, _, errs = cli("sim", f, "--off", "settled,bogus")
+	if code != 2 || !strings.Contains(errs, `unknown shortcut "settled"`) || !strings.Contains(errs, "first-test") {
+		t.Errorf("unknown name: exit %d, %s", code, errs)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/sim"
 	"github.com/allot-sim/allot/workload"
@@ -24,6 +25,7 @@ func newSimCmd() *cobra.Command {
 		asJSON    bool
 		outDir    string
 		stats     bool
+		off       string
 		reference bool
 		cpuProf   string
 		memProf   string
@@ -53,6 +55,14 @@ quota) or a policy file; --out writes the run's files.`,
 			}
 			defer in.Source.Close()
 			in.Model.Reference = reference
+			if in.Model.Off, err = policies.ParseShortcuts(off); err != nil {
+				return badInput(fmt.Errorf("--off: %w", err))
+			}
+			if reference {
+				in.Model.Off = policies.AllShortcuts
+			}
+			var counts policies.ShortcutCounts
+			in.ShortcutCounts = &counts
 			bar := newProgress(cmd.ErrOrStderr(), asJSON, "simulating")
 			in.Progress = func(now float64) {
 				bar.update(now/s.Horizon, fmtDays(now)+" of "+fmtDays(s.Horizon))
@@ -101,6 +111,7 @@ quota) or a policy file; --out writes the run's files.`,
 			}
 			if stats { // after the outputs, so peak memory includes them
 				printStats(cmd.ErrOrStderr(), s.Name, sum)
+				printShortcuts(cmd.ErrOrStderr(), &counts, in.Model.Off)
 			}
 			if asJSON {
 				if err := printJSON(cmd.OutOrStdout(), sum); err != nil {
@@ -121,7 +132,8 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
 	cmd.Flags().BoolVar(&reference, "reference", false, "turn off the core's shortcuts (docs/performance.md lists those it covers): the same decisions, slower")
-	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line on standard error")
+	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line, and each core shortcut's hits and misses as SHORTCUT lines, on standard error")
+	cmd.Flags().StringVar(&off, "off", "", "turn off the core's shortcuts named (comma-separated; docs/performance.md lists them): the same decisions")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
 	cmd.Flags().StringVar(&memProf, "memprofile", "", "write a Go allocation profile of the simulation to this file (go tool pprof -sample_index=alloc_space)")
 	return cmd

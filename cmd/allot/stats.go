@@ -7,6 +7,7 @@ import (
 	"runtime/pprof"
 	"syscall"
 
+	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/reports"
 )
 
@@ -18,6 +19,18 @@ func printStats(w io.Writer, name string, s *reports.Summary) {
 	fmt.Fprintf(w, "BENCH name=%s policy=%s jobs=%d events=%d cycles=%d wall_s=%.3f jobs_per_s=%.0f events_per_s=%.0f ns_per_cycle=%.0f peak_rss_mb=%.1f\n",
 		name, s.Policy, s.Jobs.Submitted, s.Sim.Events, s.Sim.Cycles, s.Sim.WallS, jobs/s.Sim.WallS, float64(s.Sim.Events)/s.Sim.WallS,
 		s.Sim.WallS*1e9/float64(max(s.Sim.Cycles, 1)), float64(ru.Maxrss)/1024)
+}
+
+// printShortcuts writes each of the core's shortcuts with its hits and
+// misses, one SHORTCUT line each, and whether it was switched off.
+func printShortcuts(w io.Writer, k *policies.ShortcutCounts, off policies.ShortcutSet) {
+	for _, s := range policies.Shortcuts() {
+		state := "on"
+		if off.Has(s) {
+			state = "off"
+		}
+		fmt.Fprintf(w, "SHORTCUT name=%s %s hits=%d misses=%d\n", s, state, k.Hits[s], k.Misses[s])
+	}
 }
 
 // startCPUProfile profiles the simulation into path; the returned function

@@ -31,6 +31,7 @@ func TestSearchShortcutsChangeNoDecision(t *testing.T) {
 		{vcpus: true}, {vcpus: true, nodes: true}, {limits: true}, {limits: true, vcpus: true, nodes: true},
 		{podsets: true}, {podsets: true, nodes: true}, {afs: true}, {groups: true}, {groups: true, nodes: true},
 		{limits: true, classical: true}, {within: true}, {within: true, teamPrio: true}, {teamPrio: true, nodes: true},
+		{deep: true, classical: true}, {deep: true, classical: true, limits: true}, {deep: true, classical: true, nodes: true, within: true},
 		{minRuntime: true}, {minRuntime: true, classical: true}, {minRuntime: true, deep: true, within: true}, {minRuntime: true, limits: true, nodes: true}} {
 		t.Run(v.String(), func(t *testing.T) {
 			preemptions := 0

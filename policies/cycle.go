@@ -75,7 +75,7 @@ func (c *Core) quotaCycle(now float64) bool {
 	}
 	c.cycles++
 	c.addedThisCycle = false
-	reuse := c.afs == nil && !c.m.PreferLeastLostWork
+	reuse := !c.orderMovesWithTime() // a kept nomination rests on the candidate order
 	if reuse && c.repeatsSettled(heads) {
 		return false
 	}

@@ -53,13 +53,9 @@ func (c *Core) ownTeamOnlyGrewSince(v uint64, q int, w *Workload, f int, p Preem
 	if !c.on(RememberedSearch) || ch.void > v || ch.released[q] > v || !c.tree.amongSiblings(c.tree.qNode[q]) || f >= len(ch.flavor) || f >= 64 {
 		return false
 	}
-	if p == Never {
-		return true
-	}
 	for _, a := range ch.admitted[q*len(ch.flavor)+f] {
-		// Equal priority is a candidate under LowerOrNewerEqualPriority
-		// when newer; admitted since v, it may be newer than w.
-		if a.ver > v && (a.prio < w.Priority || (p != LowerPriority && a.prio == w.Priority) || p == Any) {
+		// Admitted since v, a job of an equal priority may be newer than w.
+		if a.ver > v && mayTakePriority(p, w, a.prio) {
 			return false
 		}
 	}

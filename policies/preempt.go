@@ -43,19 +43,6 @@ func (c *Core) findTargets(e *entry) []target {
 	return c.classicalTargets(e)
 }
 
-// satisfies says whether policy p lets preemptor a preempt b.
-func satisfies(p PreemptPolicy, a, b *Workload) bool {
-	switch p {
-	case LowerPriority:
-		return b.Priority < a.Priority
-	case LowerOrNewerEqualPriority:
-		return b.Priority < a.Priority || (b.Priority == a.Priority && a.Order < b.Order)
-	case Any:
-		return true
-	}
-	return false
-}
-
 func usesAny(w *Workload, frs []int) bool {
 	for _, fr := range frs {
 		if w.usesFR(fr) {
@@ -63,34 +50,6 @@ func usesAny(w *Workload, frs []int) bool {
 		}
 	}
 	return false
-}
-
-// candidateLess is Kueue's CandidatesOrdering, plus least lost work.
-func (c *Core) candidateLess(a, b *Workload, q int) bool {
-	ae, be := a.state == stateEvicting, b.state == stateEvicting
-	if ae != be {
-		return ae
-	}
-	ao, bo := a.Queue != q, b.Queue != q
-	if ao != bo {
-		return ao
-	}
-	if c.afs != nil && a.Queue == b.Queue && a.User != b.User {
-		sa, sb := c.afs.score(a.Queue, a.User, c.now), c.afs.score(b.Queue, b.User, c.now)
-		if sa != sb {
-			return sa > sb
-		}
-	}
-	if a.Priority != b.Priority {
-		return a.Priority < b.Priority
-	}
-	if c.m.PreferLeastLostWork {
-		la, lb := a.LostWork(c.now), b.LostWork(c.now)
-		if la != lb {
-			return la < lb
-		}
-	}
-	return admissionCmp(a, b) < 0
 }
 
 func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
@@ -111,10 +70,7 @@ func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
 	if adv {
 		return vHierarchical
 	}
-	if spec.BorrowWithin == Never {
-		return vReclaimWithoutBorrowing
-	}
-	if w.Priority >= e.w.Priority || (spec.HasBorrowThreshold && w.Priority > spec.BorrowThreshold) {
+	if w.Priority >= borrowBound(spec, e.w) {
 		return vReclaimWithoutBorrowing
 	}
 	return vReclaimWhileBorrowing
@@ -261,14 +217,7 @@ func (c *Core) prioBound(e *entry, allowBorrow bool) int32 {
 	if !allowBorrow {
 		return b
 	}
-	if spec.BorrowWithin == Never {
-		return minPrio
-	}
-	b = min(b, e.w.Priority)
-	if spec.HasBorrowThreshold && spec.BorrowThreshold < maxPrio {
-		b = min(b, spec.BorrowThreshold+1)
-	}
-	return b
+	return min(b, borrowBound(spec, e.w))
 }
 
 func (c *Core) classicalTargets(e *entry) []target {
@@ -487,8 +436,6 @@ type boundTake struct {
 	qn int
 	frQty
 }
-
-const minPrio = -maxPrio - 1
 
 // hasAdvantage says whether a candidate's team was collected with the
 // preemptor's hierarchical advantage.

@@ -144,7 +144,7 @@ func (c *Core) targetsOn(e, sub *entry, f int) []target {
 // searchMemoOn says whether e's searches may be remembered: one podset of
 // one group (its usage on a type is fixed) on a type with an index below 64.
 func (c *Core) searchMemoOn(e *entry, f int) bool {
-	return c.on(RememberedSearch) && f < 64 && c.afs == nil && !c.m.PreferLeastLostWork &&
+	return c.on(RememberedSearch) && f < 64 && !c.orderMovesWithTime() &&
 		len(c.m.Queues[e.q].Groups) == 1 && (e.w.shape.generic || len(e.w.shape.req.PodSets) == 1)
 }
 

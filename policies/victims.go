@@ -130,31 +130,12 @@ func (v *victimIndex) unlink(w *Workload) {
 }
 
 // markEvicting moves a job to the evicting set (first in candidate order),
-// kept in the order that does not depend on the time (evictingCmp), so
+// kept in the order that does not depend on the time (staticCmp), so
 // that a search need not sort it unless the order does.
 func (v *victimIndex) markEvicting(w *Workload) {
 	v.unlink(w)
-	i, _ := slices.BinarySearchFunc(v.evicting, w, evictingCmp)
+	i, _ := slices.BinarySearchFunc(v.evicting, w, staticCmp)
 	v.evicting = slices.Insert(v.evicting, i, w)
-}
-
-// evictingCmp is candidateLess between evicting jobs of one team, when
-// neither admission fair sharing nor least lost work orders them: lower
-// priority first, then admissionCmp.
-func evictingCmp(a, b *Workload) int {
-	if a.Priority != b.Priority {
-		return cmp.Compare(a.Priority, b.Priority)
-	}
-	return admissionCmp(a, b)
-}
-
-// admissionCmp is the last step of candidate order (Kueue's
-// CandidatesOrdering): the latest admitted first, then the lowest sequence.
-func admissionCmp(a, b *Workload) int {
-	if a.admittedAt != b.admittedAt {
-		return -cmp.Compare(a.admittedAt, b.admittedAt)
-	}
-	return cmp.Compare(a.Seq, b.Seq)
 }
 
 func (v *victimIndex) remove(w *Workload) {
@@ -254,7 +235,7 @@ func (wk *walker) advance() {
 				return
 			}
 			wk.cur = wk.c.walkStart(wk.levels[wk.lvl])
-			if wk.c.m.PreferLeastLostWork || wk.c.afs != nil {
+			if wk.c.orderMovesWithTime() {
 				// Orders that depend on the time: sort the level.
 				wk.buf = wk.buf[:0]
 				for w := wk.cur; w != nil; w = w.prev {
@@ -328,7 +309,7 @@ func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32, fil
 			it.ev = append(it.ev, w)
 		}
 	}
-	if len(it.ev) > 1 && (c.afs != nil || c.m.PreferLeastLostWork) {
+	if len(it.ev) > 1 && c.orderMovesWithTime() {
 		slices.SortStableFunc(it.ev, func(a, b *Workload) int { return c.candidateCmp(a, b, preemptorQueue) })
 	}
 	nR := len(c.m.Resources)
@@ -350,22 +331,6 @@ func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32, fil
 		}
 	}
 	return it
-}
-
-const maxPrio = int32(1<<31 - 1)
-
-// bound is the first priority a policy never preempts, for a preemptor.
-func bound(p PreemptPolicy, preemptor *Workload) int32 {
-	switch p {
-	case LowerPriority:
-		return preemptor.Priority
-	case LowerOrNewerEqualPriority:
-		if preemptor.Priority == maxPrio {
-			return maxPrio
-		}
-		return preemptor.Priority + 1
-	}
-	return maxPrio
 }
 
 // raw returns the next job in order, unfiltered.
@@ -411,17 +376,6 @@ func (it *candIter) pop() *Workload {
 	w := it.peek()
 	it.peeked = nil
 	return w
-}
-
-// candidateCmp is candidateLess as a three-way comparison.
-func (c *Core) candidateCmp(a, b *Workload, q int) int {
-	if c.candidateLess(a, b, q) {
-		return -1
-	}
-	if c.candidateLess(b, a, q) {
-		return 1
-	}
-	return 0
 }
 
 // arena hands out iterators and walkers for one search and takes them all

@@ -284,32 +284,6 @@ func (c *Core) admit(w *Workload, e *entry, pl placement, now float64) {
 	c.plan.Admitted = append(c.plan.Admitted, Admission{W: w, Borrowing: e.borrowing > 0})
 }
 
-// quotaFitsOnly checks quota alone (nodes are checked when placing).
-func (c *Core) quotaFitsOnly(e *entry) bool {
-	t := c.tree
-	for _, u := range e.usage {
-		if u.q > t.queueAvailable(e.qn, u.fr) {
-			return false
-		}
-	}
-	return true
-}
-
-// fitsWithVictimsOut asks fits of e with the victims claimed this cycle and
-// e's own targets out of the tree. Taking usage out only makes room, so a
-// head that fits as things stand is not asked again.
-func (c *Core) fitsWithVictimsOut(e *entry, fits func(*entry) bool, targets []target) bool {
-	if fits(e) {
-		return true
-	}
-	c.removeClaimedQuota(e)
-	c.removeTargetsQuota(targets)
-	ok := fits(e)
-	c.restoreTargetsQuota(targets)
-	c.restoreClaimedQuota(e)
-	return ok
-}
-
 // claimedUsage is the usage of the jobs claimed as victims this cycle, by
 // team and flavor-resource, summed: taking a sum out of the tree moves it
 // as taking out each job's usage would.

@@ -330,14 +330,6 @@ func (c *Core) couldFit(e *entry, same, hier, prio []source) (borrowing, nominal
 			}
 		}
 	}
-	fitsNow := func(allowBorrow bool) bool {
-		for _, u := range e.usage {
-			if (!allowBorrow && t.borrowingWith(e.qn, u.fr, u.q)) || u.q > t.queueAvailable(e.qn, u.fr) {
-				return false
-			}
-		}
-		return true
-	}
 	for _, s := range same {
 		take(s.team, minPrio, bound(spec.WithinQueue, e.w))
 	}
@@ -353,14 +345,14 @@ func (c *Core) couldFit(e *entry, same, hier, prio []source) (borrowing, nominal
 	for _, s := range prio {
 		take(s.team, minPrio, pb)
 	}
-	borrowing = borrowing && fitsNow(true)
+	borrowing = borrowing && c.quotaAdmits(e, true)
 	if nominal {
 		// The pass within nominal may take more from the other teams:
 		// the rest of them is added to the same removal.
 		for _, s := range prio {
 			take(s.team, pb, bound(spec.Reclaim, e.w))
 		}
-		nominal = fitsNow(false)
+		nominal = c.quotaAdmits(e, false)
 	}
 	c.untake(removed)
 	return borrowing, nominal
@@ -471,41 +463,6 @@ func (c *Core) stillBorrowing(q, lca int, frs []int) bool {
 	}
 	for n := t.nodes[qn].parent; n >= 0 && n != lca; n = t.nodes[n].parent {
 		if t.withinNominal(n, frs) {
-			return false
-		}
-	}
-	return true
-}
-
-// fits says whether the entry's job fits the team's quota (within nominal
-// when borrowing is not allowed) and, where modelled, on nodes.
-func (c *Core) fits(e *entry, allowBorrow bool) bool {
-	t := c.tree
-	for _, u := range e.usage {
-		if !allowBorrow && t.borrowingWith(e.qn, u.fr, u.q) {
-			return false
-		}
-		if u.q > t.queueAvailable(e.qn, u.fr) {
-			return false
-		}
-	}
-	if e.flavor >= 0 {
-		if p := c.pools[e.flavor]; p != nil && !p.fits(e.placeNeed) {
-			return false
-		}
-	}
-	return true
-}
-
-// fitsOwnUsageIn is fits(e, true) asked while e's own usage is in the tree.
-func (c *Core) fitsOwnUsageIn(e *entry) bool {
-	for _, u := range e.usage {
-		if u.q > max(0, c.tree.availableLess(e.qn, u.fr, u.q)) {
-			return false
-		}
-	}
-	if e.flavor >= 0 {
-		if p := c.pools[e.flavor]; p != nil && !p.fits(e.placeNeed) {
 			return false
 		}
 	}

@@ -12,6 +12,7 @@
 #     (median of BENCH_RUNS) and a year of it (one run);
 #   - the stress family cut to BENCH_STRESS_COUNT jobs beside the 1M
 #     benchmark cut the same way;
+#   - with BENCH_REFERENCE=1, --reference against the default at full size;
 #   - live mode on a Kubernetes control plane: admissions per second and
 #     creation-to-admission latency (BENCH_K8S=0 skips).
 # Every result is one machine-readable BENCH line; a table follows.
@@ -103,6 +104,23 @@ if [ -n "$STRESS_COUNT" ]; then
   done
 fi
 
+# The reference at full size: allot sim --reference (every shortcut off)
+# against the default on the 1M benchmark and the stress family, summaries
+# compared byte for byte less wall time; the test does the same on 20,000-
+# job cuts. Hours: only with BENCH_REFERENCE=1.
+if [ "${BENCH_REFERENCE:-0}" = 1 ]; then
+  for f in scenarios/bench/1m-jobs.yaml scenarios/bench/stress/s*.yaml; do
+    "$BIN" sim "$f" --json | grep -v '"wall_s"' > "$tmp/default.json"
+    "$BIN" sim "$f" --json --reference | grep -v '"wall_s"' > "$tmp/reference.json"
+    same=yes
+    cmp -s "$tmp/default.json" "$tmp/reference.json" || same=no
+    line="BENCH name=reference-$(basename "$f" .yaml) same_summary=$same"
+    echo "$line"
+    results+=("$line")
+    [ "$same" = yes ] || { echo "bench: --reference changed the summary of $f" >&2; exit 1; }
+  done
+fi
+
 # Live mode on a real Kubernetes control plane (built once, cached): the
 # controller admitting 1,000 queued Jobs of 10 teams, and one Job's
 # creation to its admission on an idle cluster. BENCH_K8S=0 skips.
@@ -124,6 +142,7 @@ fi
 echo
 printf '%s\n' "${results[@]}" | awk '
   { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
+  f["same_summary"] != "" { printf "%-46s --reference gives the same summary: %s\n", f["name"], f["same_summary"]; next }
   f["stress_jobs"] != "" { printf "%-34s %8s s  %6sx the 1M benchmark cut  (%s jobs, %s run)\n", f["name"], f["wall_s"], f["vs_bench"], f["stress_jobs"], f["runs"]; next }
   f["admissions_per_s"] != "" { printf "%-46s %12s admissions/s (median of %s)\n", f["name"], f["admissions_per_s"], f["runs"]; next }
   f["ms_median"] != "" { printf "%-46s %12s ms, median of 50 (median of %s runs)\n", f["name"], f["ms_median"], f["runs"]; next }

@@ -69,8 +69,9 @@ type Core struct {
 	// spareSearches holds memos of heads that left their queue.
 	spareSearches []*searchMemo
 	afs           *afsState
-	fifo          *fifoState
-	batch         *batchState
+	eng           engine      // the policy kind's queue and decisions (engine.go)
+	fifo          *fifoState  // the fifo engine's queue
+	batch         *batchState // the fairshare engine's shares
 }
 
 type reservation struct {
@@ -135,15 +136,11 @@ func NewCore(m *Model) (*Core, error) {
 	if m.AdmissionFairSharingHalfLife > 0 {
 		c.afs = newAFS(len(m.Queues), m.AdmissionFairSharingHalfLife)
 	}
-	switch m.Kind {
-	case KindFIFO, KindPriority:
-		c.fifo = newFIFO(m.Kind == KindFIFO)
-	case KindFairShare:
-		c.batch = newBatch(m, c)
-	case KindQuota, "":
-	default:
+	eng, ok := newEngine(c, m.Kind)
+	if !ok {
 		return nil, fmt.Errorf("unknown policy kind %q", m.Kind)
 	}
+	c.eng = eng
 	return c, nil
 }
 
@@ -274,17 +271,7 @@ func (c *Core) Submit(w *Workload) error {
 	return nil
 }
 
-func (c *Core) enqueue(w *Workload) {
-	switch {
-	case c.fifo != nil:
-		c.fifo.push(w)
-	case c.batch != nil:
-		c.batch.push(w)
-	default:
-		c.queues[w.Queue].push(w, c.m.Queues[w.Queue].FirstCome)
-		c.withPending[w.Queue>>6] |= 1 << (uint(w.Queue) & 63)
-	}
-}
+func (c *Core) enqueue(w *Workload) { c.eng.push(w) }
 
 func (c *Core) dequeue(w *Workload) {
 	if w.nomEntry != nil { // a job out of the queue is no head: its memo is reused
@@ -299,17 +286,7 @@ func (c *Core) dequeue(w *Workload) {
 		c.spareSearches = append(c.spareSearches, m) // cleared when taken (spareOrNew)
 		w.searches = nil
 	}
-	switch {
-	case c.fifo != nil:
-		c.fifo.remove(w)
-	case c.batch != nil:
-		c.batch.remove(w)
-	default:
-		c.queues[w.Queue].remove(w, c.m.Queues[w.Queue].FirstCome)
-		if c.queues[w.Queue].pending == 0 {
-			c.withPending[w.Queue>>6] &^= 1 << (uint(w.Queue) & 63)
-		}
-	}
+	c.eng.remove(w)
 }
 
 // AddAdmitted records a job that already holds quota (a snapshot's running
@@ -393,9 +370,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	if c.afs != nil {
 		c.afs.admit(w, now)
 	}
-	if c.batch != nil {
-		c.batch.admit(w, now)
-	}
+	c.eng.admitted(w, now)
 }
 
 func accelOf(m *Model, usage []frQty) Qty {
@@ -425,9 +400,7 @@ func (c *Core) release(w *Workload) {
 	if c.afs != nil {
 		c.afs.release(w, c.now)
 	}
-	if c.batch != nil {
-		c.batch.release(w, c.now)
-	}
+	c.eng.released(w, c.now)
 	c.capacityFreed(w.Queue)
 	w.usage = nil
 	w.place = placement{flavor: -1, nodes: w.place.nodes[:0]}
@@ -568,19 +541,7 @@ func (c *Core) SetQuota(queue, flavor, resource int, nominal Qty) {
 }
 
 // Pending counts jobs waiting in the queues.
-func (c *Core) Pending() int {
-	switch {
-	case c.fifo != nil:
-		return c.fifo.len()
-	case c.batch != nil:
-		return c.batch.pending
-	}
-	n := 0
-	for i := range c.queues {
-		n += c.queues[i].pending
-	}
-	return n
-}
+func (c *Core) Pending() int { return c.eng.pending() }
 
 // LostWork is the running time a job would lose if stopped now: the time
 // since its last periodic checkpoint (or since it started, without one).

@@ -60,15 +60,7 @@ func (c *Core) Schedule(now float64) *Plan {
 	c.now = now
 	c.plan.reset()
 	c.expireProtections(now)
-	switch {
-	case c.fifo != nil:
-		c.fifoPass(now)
-	case c.batch != nil:
-		c.batchPass(now)
-	default:
-		for c.quotaCycle(now) {
-		}
-	}
+	c.eng.schedule(now)
 	if len(c.protection) > 0 && c.Pending() > 0 {
 		c.plan.WakeAt, c.plan.Wake = c.nextExpiry()
 	}
@@ -96,7 +88,7 @@ func (c *Core) Why(w *Workload) (state, reason string) {
 	if w.waiting {
 		return StateWaitingForPreemption, w.lastReason
 	}
-	if c.fifo != nil || c.batch != nil {
+	if c.eng.oneQueue() {
 		if w.lastReason == "" {
 			return StateActive, "waiting behind earlier jobs in the queue"
 		}

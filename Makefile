@@ -24,6 +24,14 @@ test: build
 	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN && $(GO) test -count=1 $(PKGS)
 	$(MAKE) image-check
 	$(MAKE) fuzz-short
+	$(MAKE) check-shortcuts
+
+# Every shortcut of the core recomputed on every answer it gives (a build
+# with -tags allotcheck), over the shipped scenarios and 20,000-job cuts
+# of the benchmark and the stress family: a mismatch panics naming it.
+.PHONY: check-shortcuts
+check-shortcuts:
+	./scripts/check-shortcuts.sh
 
 # The Kubernetes suite alone (live/kube and the CLI on a cluster), building
 # the control plane first if it is not cached; it fails, never skips, when

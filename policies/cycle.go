@@ -84,6 +84,9 @@ func (c *Core) quotaCycle(now float64) bool {
 	// then becomes the kept one. Processing only reads entries.
 	for _, w := range heads {
 		if reuse && w.nomEntry != nil && (w.nomVer == c.stateVer || c.on(KeptNomination) && c.tally(KeptNomination, c.stillHolds(w))) {
+			if checking {
+				c.checkNomination(w)
+			}
 			w.nomVer = c.stateVer // as good as made now
 			entries = append(entries, w.nomEntry)
 			continue
@@ -232,6 +235,9 @@ func (c *Core) process(e *entry, now float64) bool {
 		refit := c.addedThisCycle || !c.on(FitOnce)
 		if c.on(FitOnce) {
 			c.tally(FitOnce, !c.addedThisCycle)
+			if checking && !c.addedThisCycle {
+				c.checkFitsWithVictimsOut(e)
+			}
 		}
 		if refit && !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
 			w.lastReason = "no longer fits after other admissions this cycle"

@@ -154,6 +154,9 @@ func (c *Core) fairTargets(e *entry) []target {
 	}
 	c.took.start(e) // ends spent with no take, unless the search goes on
 	if c.on(FirstTest) && c.tally(FirstTest, !c.ownTeamAllowsBorrowing(e)) {
+		if checking {
+			c.checkNoTargets(FirstTest, e)
+		}
 		// Its own team's limits leave no room whoever else gives some
 		// back. Not a record of takes: its own team's growth could
 		// change this answer.
@@ -161,6 +164,9 @@ func (c *Core) fairTargets(e *entry) []target {
 		return nil
 	}
 	if c.on(QuickNone) && c.tally(QuickNone, c.quickSaysNone(e, strategies)) {
+		if checking {
+			c.checkNoTargets(QuickNone, e)
+		}
 		return nil
 	}
 	w := c.fairWork()

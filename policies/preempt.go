@@ -230,6 +230,9 @@ func (c *Core) classicalTargets(e *entry) []target {
 	}
 	if !okBorrow && !okNominal {
 		c.tally(FirstTest, true)
+		if checking {
+			c.checkNoTargets(FirstTest, e)
+		}
 		return nil
 	}
 	if c.on(FirstTest) {

@@ -134,6 +134,9 @@ func (c *Core) targetsOn(e, sub *entry, f int) []target {
 		return c.findTargets(sub)
 	}
 	if ts, ok := c.knownSearch(e, sub, f); c.tally(RememberedSearch, ok) {
+		if checking {
+			c.checkTargets(RememberedSearch, sub, ts)
+		}
 		return ts
 	}
 	ts := c.findTargets(sub)

@@ -13,6 +13,7 @@
 #   - the stress family cut to BENCH_STRESS_COUNT jobs beside the 1M
 #     benchmark cut the same way;
 #   - with BENCH_REFERENCE=1, --reference against the default at full size;
+#     with BENCH_CHECK=1, every shortcut recomputed (scripts/check-shortcuts.sh);
 #   - live mode on a Kubernetes control plane: admissions per second and
 #     creation-to-admission latency (BENCH_K8S=0 skips).
 # Every result is one machine-readable BENCH line; a table follows.
@@ -119,6 +120,12 @@ if [ "${BENCH_REFERENCE:-0}" = 1 ]; then
     results+=("$line")
     [ "$same" = yes ] || { echo "bench: --reference changed the summary of $f" >&2; exit 1; }
   done
+fi
+
+# Every shortcut recomputed on every answer (-tags allotcheck) over the
+# full benchmark and stress family: hours, only with BENCH_CHECK=1.
+if [ "${BENCH_CHECK:-0}" = 1 ]; then
+  CHECK_COUNT=full ./scripts/check-shortcuts.sh
 fi
 
 # Live mode on a real Kubernetes control plane (built once, cached): the

@@ -26,6 +26,14 @@ test: build
 	$(MAKE) fuzz-short
 	$(MAKE) check-shortcuts
 
+# The fast core against the independent oracle (policies/oracle), cycle by
+# cycle, on 10,000 random scenarios of 1,000 jobs (not in CI: under 2 h).
+ORACLE_SCENARIOS ?= 10000
+ORACLE_JOBS      ?= 1000
+.PHONY: oracle
+oracle:
+	ORACLE_SCENARIOS=$(ORACLE_SCENARIOS) ORACLE_JOBS=$(ORACLE_JOBS) $(GO) test -count=1 -timeout 3h -v -run '^TestCoreAndOracleLongRun$$' ./policies/oracle
+
 # Every shortcut of the core recomputed on every answer it gives (a build
 # with -tags allotcheck), over the shipped scenarios and 20,000-job cuts
 # of the benchmark and the stress family: a mismatch panics naming it.

@@ -189,8 +189,25 @@ func (w *Workload) Reuse(s Spare) { w.place.nodes = s.nodes[:0] }
 // Held returns the accelerators the job holds on its nodes (or in quota).
 func (w *Workload) Held() Qty { return w.place.heldA }
 
-// UsageOf returns the quota the job holds of a flavor-resource.
+// usesFR says whether the job holds quota of a flavor-resource.
 func (w *Workload) usesFR(fr int) bool { return usesFR(w.usage, fr) }
+
+// QuotaOf returns the quota the job holds of a flavor-resource
+// (fr = flavor × len(Model.Resources) + resource).
+func (w *Workload) QuotaOf(fr int) Qty {
+	for _, u := range w.usage {
+		if u.fr == fr {
+			return u.q
+		}
+	}
+	return 0
+}
+
+// AdmittedAt is when the job was last admitted (candidate order reads it).
+func (w *Workload) AdmittedAt() float64 { return w.admittedAt }
+
+// Evicting says whether the job was told to stop and still holds quota.
+func (w *Workload) Evicting() bool { return w.state == stateEvicting }
 
 // setAside is why a job was last set aside.
 type setAside struct {

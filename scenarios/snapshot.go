@@ -326,17 +326,13 @@ func buildSnapshot(file string, at places, y *snapshotYAML) (*SnapshotFile, erro
 		}
 	}
 	pol := func(path, v string, def policies.PreemptPolicy) (policies.PreemptPolicy, error) {
-		switch v {
-		case "":
+		if v == "" {
 			return def, nil
-		case "Never":
-			return policies.Never, nil
-		case "LowerPriority":
-			return policies.LowerPriority, nil
-		case "LowerOrNewerEqualPriority":
-			return policies.LowerOrNewerEqualPriority, nil
-		case "Any":
-			return policies.Any, nil
+		}
+		for _, p := range []policies.PreemptPolicy{policies.Never, policies.LowerPriority, policies.LowerOrNewerEqualPriority, policies.Any} {
+			if p.String() == v { // Kueue's spelling
+				return p, nil
+			}
 		}
 		return 0, errAt(path, "unknown preemption policy %q (Never, LowerPriority, LowerOrNewerEqualPriority or Any)", v)
 	}

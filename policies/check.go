@@ -77,6 +77,24 @@ func (c *Core) checkNomination(w *Workload) {
 	}
 }
 
+// checkChoice checks that choosing a flavor with tie-skip off picks the
+// same one, in the same mode, with the same victims. It returns the
+// choice made again (the first lived in scratch space the second reused)
+// and leaves e's reasons as the first left them.
+func (c *Core) checkChoice(e *entry, pi int, g *ResourceGroup, acc accUsage, got *flavorChoice) *flavorChoice {
+	first := *got
+	first.targets = slices.Clone(got.targets)
+	whys, nWhy := e.whys, e.nWhy
+	var again *flavorChoice
+	c.withOff(TieSkip, func() { again = c.chooseFlavor(e, pi, g, acc) })
+	e.whys, e.nWhy = whys, nWhy
+	if again.f != first.f || again.mode != first.mode || again.borrow != first.borrow || !sameTargets(again.targets, first.targets) {
+		c.mismatch(TieSkip, "%s chose type %d mode %d borrowing %d victims %s; every type searched: type %d mode %d borrowing %d victims %s",
+			checkName(e.w), first.f, first.mode, first.borrow, targetNames(first.targets), again.f, again.mode, again.borrow, targetNames(again.targets))
+	}
+	return again
+}
+
 // checkFitsWithVictimsOut checks that a head whose fit was not asked again
 // fits with this cycle's victims out.
 func (c *Core) checkFitsWithVictimsOut(e *entry) {

@@ -30,9 +30,11 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) *f
 	// Against a best that reclaims at some borrowing level, a flavor can
 	// only win by reclaiming at a lower one (a tie keeps the earlier
 	// flavor): searchFlavor skips one that cannot.
+	tieSkipped := false
 	reclaimBar := func() int {
 		if best != nil && !pob && best.mode == modeReclaim && c.on(TieSkip) {
 			c.tally(TieSkip, true)
+			tieSkipped = true
 			return best.borrow
 		}
 		return -1
@@ -94,6 +96,9 @@ func (c *Core) chooseFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage) *f
 		best = &slots[0].ch
 		*best = flavorChoice{f: -1, mode: modeNoFit}
 		e.addWhy(why{code: whyNoType, f: -1, r: -1})
+	}
+	if checking && tieSkipped {
+		return c.checkChoice(e, pi, g, acc, best)
 	}
 	return best
 }

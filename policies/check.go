@@ -95,6 +95,21 @@ func (c *Core) checkChoice(e *entry, pi int, g *ResourceGroup, acc accUsage, got
 	return again
 }
 
+// checkPick checks that a tournament among the entries of want's root
+// still to process, run with flat-order off, picks want next.
+func (c *Core) checkPick(entries []*entry, done []bool, want int) {
+	root := c.tree.rootOf[entries[want].qn]
+	others := slices.Clone(done)
+	for i, e := range entries {
+		others[i] = others[i] || c.tree.rootOf[e.qn] != root
+	}
+	got := -1
+	c.withOff(FlatOrder, func() { got = c.tournamentPick(entries, others) })
+	if got != want {
+		c.mismatch(FlatOrder, "the sorted list puts %s next, a tournament %s", checkName(entries[want].w), checkName(entries[got].w))
+	}
+}
+
 // checkFitsWithVictimsOut checks that a head whose fit was not asked again
 // fits with this cycle's victims out.
 func (c *Core) checkFitsWithVictimsOut(e *entry) {

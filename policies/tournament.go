@@ -29,6 +29,9 @@ func (c *Core) processFair(entries []*entry, now float64) bool {
 		}
 		if group := c.flatGroup(entries, done, t.rootOf[entries[first].qn]); len(group) > 1 {
 			for _, r := range group {
+				if checking {
+					c.checkPick(entries, done, r.i)
+				}
 				done[r.i] = true
 				if c.process(entries[r.i], now) {
 					progress = true

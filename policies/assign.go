@@ -139,7 +139,11 @@ func (c *Core) whyText(x why) string {
 	case whyNoPreemption:
 		return fmt.Sprintf("%s: %s %s free to the team, %s needed, and it may not preempt beyond its quota", fname, fmtQty(x.avail), res, fmtQty(x.val))
 	case whyNoCandidates:
-		return fmt.Sprintf("%s: not enough free and no running job may be preempted for it", fname)
+		s := fmt.Sprintf("%s: not enough free and no running job may be preempted for it", fname)
+		if n, left := c.protectedOn(x.f); n > 0 {
+			s += fmt.Sprintf(" now (%d running there protected by min_runtime, the first for another %s)", n, fmtDuration(left))
+		}
+		return s
 	case whyNoType:
 		return "no compatible instance type in the team's quota"
 	case whyUndeclared:

@@ -1,6 +1,10 @@
 package policies
 
-import "container/heap"
+import (
+	"container/heap"
+	"fmt"
+	"math"
+)
 
 // The minimum runtime rule (policy.preemption.min_runtime; Slurm's
 // PreemptExemptTime, which Kueue lacks): a running job cannot be preempted
@@ -117,6 +121,43 @@ func (c *Core) nextExpiry() (float64, bool) {
 		return 0, false
 	}
 	return (*h)[0].until, true
+}
+
+// protectedOn counts the running jobs on flavor f still protected now, and
+// how long the first protection to end has left: what a pending job's
+// reason says when no job may be preempted for it.
+func (c *Core) protectedOn(f int) (n int, left float64) {
+	if c.m.MinRuntime <= 0 || f < 0 {
+		return 0, 0
+	}
+	for _, p := range c.protection {
+		if p.live() && p.until > c.now && p.w.Flavor() == f {
+			if n == 0 || p.until-c.now < left {
+				left = p.until - c.now
+			}
+			n++
+		}
+	}
+	return n, left
+}
+
+// fmtDuration writes seconds as a person reads them: 45s, 12m, 2h5m.
+func fmtDuration(s float64) string {
+	d := int64(math.Ceil(s))
+	switch {
+	case d < 60:
+		return fmt.Sprintf("%ds", d)
+	case d < 3600:
+		return fmt.Sprintf("%dm", (d+59)/60)
+	}
+	h, m := d/3600, (d%3600+59)/60
+	if m == 60 {
+		h, m = h+1, 0
+	}
+	if m == 0 {
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dh%dm", h, m)
 }
 
 // SetStarted tells the core when a running job last (re)started, where the

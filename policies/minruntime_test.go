@@ -2,6 +2,7 @@ package policies_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -105,4 +106,22 @@ policy: {kind: quota, preemption: {min_runtime: 10m}}
 	eq(t, "preempted at 800 s", pre, nil)
 	_, pre = f.untilQuiet(1350)
 	eq(t, "preempted at 1350 s", pre, []string{"low:InClusterQueue"})
+}
+
+// A job that waits because every job it could take is protected says so,
+// with how long the first protection has left.
+func TestWaitingJobSaysWhichProtectionItWaitsFor(t *testing.T) {
+	f := newFixture(t, unitFleet(1)+`
+teams: [{name: a, quota: {unit: 1}}]
+priority_classes: [{name: high, value: 10}, {name: low, value: 1}]
+policy: {kind: quota, preemption: {min_runtime: 1h}}
+`)
+	f.submit(job{name: "low", team: "a", class: "low", acc: 1})
+	f.untilQuiet(0)
+	urgent := f.submit(job{name: "urgent", team: "a", class: "high", acc: 1, at: 1000})
+	f.untilQuiet(1000)
+	_, why := f.core.Why(urgent)
+	if want := "no running job may be preempted for it now (1 running there protected by min_runtime, the first for another 44m)"; !strings.Contains(why, want) {
+		t.Errorf("reason %q, want it to contain %q", why, want)
+	}
 }

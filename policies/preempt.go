@@ -28,12 +28,6 @@ func (v variant) reason() string {
 	return ReasonInCohortReclamation
 }
 
-type cand struct {
-	w   *Workload
-	lca int
-	v   variant
-}
-
 func (c *Core) findTargets(e *entry) []target {
 	c.arena.reset()
 	c.took.known = false
@@ -185,10 +179,6 @@ func (c *Core) classicalSources(e *entry, out *sourcesOf) {
 	if spec.WithinQueue != Never {
 		out.same = append(out.same, source{e.q, -1})
 	}
-	if c.on(FirstTest) && !c.ownTeamAllows(e, out.same) {
-		// No other team's jobs can make room: they need not be listed.
-		return
-	}
 	if t.nodes[e.qn].parent < 0 || spec.Reclaim == Never {
 		return
 	}
@@ -222,12 +212,8 @@ func (c *Core) prioBound(e *entry, allowBorrow bool) int32 {
 
 func (c *Core) classicalTargets(e *entry) []target {
 	src := &c.scratch.sources
-	c.classicalSources(e, src)
+	okBorrow, okNominal := c.sourcesAndFirstTest(e, src)
 	same, hier, prio := src.same, src.hier, src.prio
-	okBorrow, okNominal := true, true
-	if c.on(FirstTest) {
-		okBorrow, okNominal = c.couldFit(e, same, hier, prio)
-	}
 	if !okBorrow && !okNominal {
 		c.tally(FirstTest, true)
 		if checking {
@@ -298,138 +284,6 @@ func (c *Core) classicalTargets(e *entry) []target {
 		c.scratch.targets = targets[:0]
 	}
 	return nil
-}
-
-// couldFit is the first test of a classical search: whether the job would
-// fit, borrowing and within nominal, if every job each pass may take were
-// gone. Each source team's jobs below the priority its policy stops at are
-// bounded by the sums its victim index keeps; a pass takes only some of
-// them, and less usage never leaves less room, so when a bound fails no
-// set of victims can make room in that pass. It costs the sources times
-// the resources asked for, not the jobs running: at a cohort's capacity it
-// ends nearly every search before it reads a candidate.
-func (c *Core) couldFit(e *entry, same, hier, prio []source) (borrowing, nominal bool) {
-	t := c.tree
-	spec := &c.m.Queues[e.q]
-	nR := len(c.m.Resources)
-	removed := c.scratch.bound[:0]
-	take := func(team int, from, to int32) {
-		qn := t.qNode[team]
-		v := &c.queues[team].victims
-		// Every flavor-resource the job asks for, not only those lacking
-		// room: a victim frees all it holds.
-		for _, u := range e.usage {
-			sum, peak := v.freeable(u.fr, nR, from, to)
-			q := min(sum, t.nodes[qn].cells[u.fr].usage)
-			if team != e.q && len(e.frsNeed) == 1 && u.fr == e.frsNeed[0] {
-				// Another team's jobs are taken only while it borrows
-				// (stillBorrowing): the last one taken ends that.
-				c := &t.nodes[qn].cells[u.fr]
-				q = min(q, max(0, c.usage-c.subtree)+peak)
-			}
-			if q > 0 {
-				t.removeUsage(qn, u.fr, q)
-				removed = append(removed, boundTake{qn, frQty{u.fr, q}})
-			}
-		}
-	}
-	for _, s := range same {
-		take(s.team, minPrio, bound(spec.WithinQueue, e.w))
-	}
-	borrowing, nominal = c.ownLimitsAllow(e)
-	if !borrowing && !nominal {
-		c.untake(removed)
-		return false, false
-	}
-	for _, s := range hier {
-		take(s.team, minPrio, bound(spec.Reclaim, e.w))
-	}
-	pb := c.prioBound(e, true)
-	for _, s := range prio {
-		take(s.team, minPrio, pb)
-	}
-	borrowing = borrowing && c.quotaAdmits(e, true)
-	if nominal {
-		// The pass within nominal may take more from the other teams:
-		// the rest of them is added to the same removal.
-		for _, s := range prio {
-			take(s.team, pb, bound(spec.Reclaim, e.w))
-		}
-		nominal = c.quotaAdmits(e, false)
-	}
-	c.untake(removed)
-	return borrowing, nominal
-}
-
-// ownLimitsAllow says whether the job would fit its own team's limits
-// (borrowing, and within nominal) as the team's usage stands: no other
-// team's jobs change the team's nominal quota or its borrowing limit.
-func (c *Core) ownLimitsAllow(e *entry) (borrowing, nominal bool) {
-	t := c.tree
-	borrowing, nominal = true, true
-	for _, u := range e.usage {
-		nominal = nominal && !t.borrowingWith(e.qn, u.fr, u.q)
-		borrowing = borrowing && u.q <= t.ownLimit(e.qn, u.fr)
-	}
-	return borrowing, nominal
-}
-
-// ownTeamAllowsBorrowing is ownTeamAllows for a search that may borrow
-// (fair sharing): its own team's takeable jobs gone, would the job fit its
-// borrowing limit?
-func (c *Core) ownTeamAllowsBorrowing(e *entry) bool {
-	if c.m.Queues[e.q].WithinQueue == Never {
-		b, _ := c.ownLimitsAllow(e)
-		return b
-	}
-	removed := c.takeOwn(e)
-	b, _ := c.ownLimitsAllow(e)
-	c.untake(removed)
-	return b
-}
-
-// takeOwn moves out of the tree the usage of every job of e's team that
-// the within-team policy lets e take.
-func (c *Core) takeOwn(e *entry) []boundTake {
-	nR := len(c.m.Resources)
-	removed := c.scratch.bound[:0]
-	v := &c.queues[e.q].victims
-	for _, u := range e.usage {
-		sum, _ := v.freeable(u.fr, nR, minPrio, bound(c.m.Queues[e.q].WithinQueue, e.w))
-		if q := min(sum, c.tree.nodes[e.qn].cells[u.fr].usage); q > 0 {
-			c.tree.removeUsage(e.qn, u.fr, q)
-			removed = append(removed, boundTake{e.qn, frQty{u.fr, q}})
-		}
-	}
-	return removed
-}
-
-// ownTeamAllows is ownLimitsAllow with every job of its own team that the
-// search may take gone: what decides most searches at a cohort's
-// capacity, before the other teams are listed.
-func (c *Core) ownTeamAllows(e *entry, same []source) bool {
-	if len(same) == 0 {
-		b, n := c.ownLimitsAllow(e)
-		return b || n
-	}
-	removed := c.takeOwn(e)
-	b, n := c.ownLimitsAllow(e)
-	c.untake(removed)
-	return b || n
-}
-
-// untake puts back what couldFit removed, last first.
-func (c *Core) untake(removed []boundTake) {
-	for i := len(removed) - 1; i >= 0; i-- {
-		c.tree.addUsage(removed[i].qn, removed[i].fr, removed[i].q)
-	}
-	c.scratch.bound = removed[:0]
-}
-
-// boundTake is one usage couldFit moved out of the tree.
-type boundTake struct {
-	qn int
-	frQty
 }
 
 // hasAdvantage says whether a candidate's team was collected with the

@@ -181,6 +181,9 @@ func (v *victimIndex) mayHaveBelow(frs []int, nR int, bound int32) bool {
 // [from, to) could free (the usage of those levels, and when from is the
 // lowest, of every job being evicted), and the most any one of them holds.
 func (v *victimIndex) freeable(fr, nR int, from, to int32) (sum, peak Qty) {
+	if to <= from {
+		return 0, 0
+	}
 	below := func(ls []*admLevel) {
 		for _, l := range ls {
 			if l.prio >= to {

@@ -1,0 +1,128 @@
+package policies
+
+// The first test of a victim search (the first-test shortcut): whether any
+// set of victims could make room at all, asked before a candidate is read.
+// Each team's victim index keeps, per (flavor, priority) level, the usage
+// and the largest job filed there (victims.go), so a test moves the usage
+// a search could take out of the tree in a few steps per team and asks
+// whether the job would then fit. A search takes only some of those jobs,
+// and less usage never leaves less room, so a failed test means no set of
+// victims can: it changes no decision. It costs the teams asked times the
+// resources, not the jobs running; at a cohort's capacity it ends nearly
+// every search.
+
+// sourcesAndFirstTest lists the teams a classical search may take from
+// and says whether the job could fit with all they may give gone,
+// borrowing and within nominal (each a pass of the search). The job's own
+// team decides most searches: its limits do not move with other teams'
+// usage, so when they leave no room the other teams are not even listed.
+func (c *Core) sourcesAndFirstTest(e *entry, src *sourcesOf) (borrowing, nominal bool) {
+	if !c.on(FirstTest) {
+		c.classicalSources(e, src)
+		return true, true
+	}
+	removed := c.takeOwn(e)
+	borrowing, nominal = c.ownLimitsAllow(e)
+	c.untake(removed)
+	if !borrowing && !nominal {
+		src.same, src.hier, src.prio = src.same[:0], src.hier[:0], src.prio[:0]
+		return false, false
+	}
+	c.classicalSources(e, src)
+	return c.othersCouldGive(e, src.hier, src.prio, borrowing, nominal)
+}
+
+// othersCouldGive is the second part of the classical first test: with
+// the job's own takeable jobs and every other source team's gone, would
+// the job fit (borrowing, if its own limits allow it; within nominal, if
+// they allow that)? The pass within nominal may take more from teams the
+// job has no advantage over, so that removal comes on top of the other.
+func (c *Core) othersCouldGive(e *entry, hier, prio []source, borrowing, nominal bool) (bool, bool) {
+	spec := &c.m.Queues[e.q]
+	removed := c.takeOwn(e)
+	for _, s := range hier {
+		removed = c.takeFreeable(e, s.team, minPrio, bound(spec.Reclaim, e.w), removed)
+	}
+	pb := c.prioBound(e, true)
+	for _, s := range prio {
+		removed = c.takeFreeable(e, s.team, minPrio, pb, removed)
+	}
+	borrowing = borrowing && c.quotaAdmits(e, true)
+	if nominal {
+		for _, s := range prio {
+			removed = c.takeFreeable(e, s.team, pb, bound(spec.Reclaim, e.w), removed)
+		}
+		nominal = c.quotaAdmits(e, false)
+	}
+	c.untake(removed)
+	return borrowing, nominal
+}
+
+// ownTeamAllowsBorrowing is the first test of a fair-sharing search, which
+// always may borrow: with every job of its own team it may take gone,
+// would the job fit its team's borrowing limit?
+func (c *Core) ownTeamAllowsBorrowing(e *entry) bool {
+	removed := c.takeOwn(e)
+	borrowing, _ := c.ownLimitsAllow(e)
+	c.untake(removed)
+	return borrowing
+}
+
+// ownLimitsAllow says whether the job would fit its own team's limits
+// (borrowing, and within nominal) as the team's usage stands: no other
+// team's jobs change the team's nominal quota or its borrowing limit.
+func (c *Core) ownLimitsAllow(e *entry) (borrowing, nominal bool) {
+	t := c.tree
+	borrowing, nominal = true, true
+	for _, u := range e.usage {
+		nominal = nominal && !t.borrowingWith(e.qn, u.fr, u.q)
+		borrowing = borrowing && u.q <= t.ownLimit(e.qn, u.fr)
+	}
+	return borrowing, nominal
+}
+
+// takeOwn moves out of the tree the usage of every job of e's team that
+// the within-team policy lets e take.
+func (c *Core) takeOwn(e *entry) []boundTake {
+	return c.takeFreeable(e, e.q, minPrio, bound(c.m.Queues[e.q].WithinQueue, e.w), c.scratch.bound[:0])
+}
+
+// takeFreeable moves out of the tree what team's jobs of priorities in
+// [from, to) hold of every flavor-resource e asks for (a victim frees all
+// it holds, not only what lacks room), and appends it to removed. Another
+// team's jobs are taken only while it borrows (stillBorrowing), so with
+// one flavor-resource lacking room no more than its excess and one more
+// job of it can go.
+func (c *Core) takeFreeable(e *entry, team int, from, to int32, removed []boundTake) []boundTake {
+	t := c.tree
+	qn := t.qNode[team]
+	v := &c.queues[team].victims
+	nR := len(c.m.Resources)
+	for _, u := range e.usage {
+		cell := &t.nodes[qn].cells[u.fr]
+		sum, peak := v.freeable(u.fr, nR, from, to)
+		q := min(sum, cell.usage)
+		if team != e.q && len(e.frsNeed) == 1 && u.fr == e.frsNeed[0] {
+			q = min(q, max(0, cell.usage-cell.subtree)+peak)
+		}
+		if q > 0 {
+			t.removeUsage(qn, u.fr, q)
+			removed = append(removed, boundTake{qn, frQty{u.fr, q}})
+		}
+	}
+	return removed
+}
+
+// untake puts back what a first test removed, last first.
+func (c *Core) untake(removed []boundTake) {
+	for i := len(removed) - 1; i >= 0; i-- {
+		c.tree.addUsage(removed[i].qn, removed[i].fr, removed[i].q)
+	}
+	c.scratch.bound = removed[:0]
+}
+
+// boundTake is one usage a first test moved out of the tree.
+type boundTake struct {
+	qn int
+	frQty
+}

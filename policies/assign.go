@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -353,4 +354,23 @@ func fmtQty(q Qty) string {
 		return fmt.Sprintf("%d", q/Milli)
 	}
 	return fmt.Sprintf("%g", float64(q)/float64(Milli))
+}
+
+// fmtDuration writes seconds as a person reads them: 45s, 12m, 2h5m.
+func fmtDuration(s float64) string {
+	d := int64(math.Ceil(s))
+	switch {
+	case d < 60:
+		return fmt.Sprintf("%ds", d)
+	case d < 3600:
+		return fmt.Sprintf("%dm", (d+59)/60)
+	}
+	h, m := d/3600, (d%3600+59)/60
+	if m == 60 {
+		h, m = h+1, 0
+	}
+	if m == 0 {
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dh%dm", h, m)
 }

@@ -232,14 +232,11 @@ func (c *Core) process(e *entry, now float64) bool {
 		// A nomination with victims fits once they are gone: its search
 		// checked that against the state the cycle started from. Only
 		// usage that heads processed before it added can change that.
-		refit := c.addedThisCycle || !c.on(FitOnce)
-		if c.on(FitOnce) {
-			c.tally(FitOnce, !c.addedThisCycle)
-			if checking && !c.addedThisCycle {
-				c.checkFitsWithVictimsOut(e)
-			}
+		skip := c.on(FitOnce) && c.tally(FitOnce, !c.addedThisCycle)
+		if checking && skip {
+			c.checkFitsWithVictimsOut(e)
 		}
-		if refit && !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
+		if !skip && !c.fitsWithVictimsOut(e, c.quotaFitsOnly, e.targets) {
 			w.lastReason = "no longer fits after other admissions this cycle"
 			return false
 		}

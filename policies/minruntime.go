@@ -1,10 +1,6 @@
 package policies
 
-import (
-	"container/heap"
-	"fmt"
-	"math"
-)
+import "container/heap"
 
 // The minimum runtime rule (policy.preemption.min_runtime; Slurm's
 // PreemptExemptTime, which Kueue lacks): a running job cannot be preempted
@@ -139,25 +135,6 @@ func (c *Core) protectedOn(f int) (n int, left float64) {
 		}
 	}
 	return n, left
-}
-
-// fmtDuration writes seconds as a person reads them: 45s, 12m, 2h5m.
-func fmtDuration(s float64) string {
-	d := int64(math.Ceil(s))
-	switch {
-	case d < 60:
-		return fmt.Sprintf("%ds", d)
-	case d < 3600:
-		return fmt.Sprintf("%dm", (d+59)/60)
-	}
-	h, m := d/3600, (d%3600+59)/60
-	if m == 60 {
-		h, m = h+1, 0
-	}
-	if m == 0 {
-		return fmt.Sprintf("%dh", h)
-	}
-	return fmt.Sprintf("%dh%dm", h, m)
 }
 
 // SetStarted tells the core when a running job last (re)started, where the

@@ -134,7 +134,7 @@ func (c *Core) merged(m *mergeIter, e *entry, srcs []source, adv, evicting bool,
 		if b == minPrio {
 			continue
 		}
-		it := c.newCandIter(s.team, e.q, e.frsNeed, b, nil)
+		it := c.newCandIter(s.team, e.q, e.frsNeed, b)
 		it.f = candFilter{kind: filterClassical, e: e, adv: adv, evicting: evicting}
 		m.its = append(m.its, it)
 		m.lca = append(m.lca, s.lca)

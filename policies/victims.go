@@ -267,8 +267,7 @@ type candIter struct {
 	evPos   int
 	walkers []*walker
 	peeked  *Workload
-	filter  func(*Workload) bool
-	f       candFilter
+	f       candFilter // f.e nil: every job
 }
 
 // Filters of candidates.
@@ -296,17 +295,17 @@ func (c *Core) keep(f *candFilter, w *Workload) bool {
 
 // candIterFor starts a filtered walk over a team's candidates for an entry.
 func (c *Core) candIterFor(team int, e *entry, p PreemptPolicy, kind uint8) *candIter {
-	it := c.newCandIter(team, e.q, e.frsNeed, bound(p, e.w), nil)
+	it := c.newCandIter(team, e.q, e.frsNeed, bound(p, e.w))
 	it.f = candFilter{kind: kind, e: e, policy: p}
 	return it
 }
 
 // newCandIter reads team's jobs on the flavors of frs; bound stops before
 // jobs of that priority or higher (use maxPrio for no bound).
-func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32, filter func(*Workload) bool) *candIter {
+func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32) *candIter {
 	v := &c.queues[team].victims
 	it := c.arena.iter()
-	it.c, it.q, it.filter = c, preemptorQueue, filter
+	it.c, it.q = c, preemptorQueue
 	for _, w := range v.evicting {
 		if usesAny(w, frs) {
 			it.ev = append(it.ev, w)
@@ -363,10 +362,7 @@ func (it *candIter) raw() *Workload {
 func (it *candIter) peek() *Workload {
 	if it.peeked == nil {
 		for w := it.raw(); w != nil; w = it.raw() {
-			if it.f.e != nil && !it.c.keep(&it.f, w) {
-				continue
-			}
-			if it.filter == nil || it.filter(w) {
+			if it.f.e == nil || it.c.keep(&it.f, w) {
 				it.peeked = w
 				break
 			}

@@ -36,8 +36,8 @@ type Plan struct {
 	Admitted  []Admission
 	Preempted []Preemption
 	// WakeAt, when Wake, is when the core wants to be asked again though
-	// nothing else happens: a running job's protection from preemption
-	// ends then, and it turned a search away.
+	// nothing else happens: jobs wait, and a running job's protection from
+	// preemption (min_runtime) ends then.
 	WakeAt float64
 	Wake   bool
 }

@@ -93,7 +93,7 @@ func (g *growthLog) note(q int32) {
 // no team admitted to since could now lose a job.
 func (c *Core) quickSaysNone(e *entry, strategies []FairStrategy) bool {
 	m := e.w.quick
-	if m == nil || !c.on(QuickNone) {
+	if m == nil {
 		return false
 	}
 	i := m.find(e.flavor)

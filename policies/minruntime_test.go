@@ -65,11 +65,7 @@ policy: {kind: quota`+p+`}
 // Protection counts from the job's start, not its arrival: a job queued
 // at 1 s and started at 100 s is protected until 700 s.
 func TestProtectionCountsFromTheJobsStartNotItsArrival(t *testing.T) {
-	f := newFixture(t, unitFleet(1)+`
-teams: [{name: a, quota: {unit: 1}}]
-priority_classes: [{name: high, value: 10}, {name: low, value: 1}]
-policy: {kind: quota, preemption: {min_runtime: 10m}}
-`)
+	f := oneUnitTeam(t, "10m")
 	first := f.submit(job{name: "first", team: "a", class: "high", acc: 1})
 	f.untilQuiet(0)
 	f.submit(job{name: "low", team: "a", class: "low", acc: 1, at: 1})
@@ -86,11 +82,7 @@ policy: {kind: quota, preemption: {min_runtime: 10m}}
 // A restart starts the protection again: a job preempted and admitted
 // again is protected for min_runtime from its new start.
 func TestRestartedJobIsProtectedFromItsNewStart(t *testing.T) {
-	f := newFixture(t, unitFleet(1)+`
-teams: [{name: a, quota: {unit: 1}}]
-priority_classes: [{name: high, value: 10}, {name: mid, value: 5}, {name: low, value: 1}]
-policy: {kind: quota, preemption: {min_runtime: 10m}}
-`)
+	f := oneUnitTeam(t, "10m", "mid")
 	low := f.submit(job{name: "low", team: "a", class: "low", acc: 1})
 	f.untilQuiet(0)
 	mid := f.submit(job{name: "mid", team: "a", class: "mid", acc: 1, at: 700})
@@ -111,11 +103,7 @@ policy: {kind: quota, preemption: {min_runtime: 10m}}
 // A job that waits because every job it could take is protected says so,
 // with how long the first protection has left.
 func TestWaitingJobSaysWhichProtectionItWaitsFor(t *testing.T) {
-	f := newFixture(t, unitFleet(1)+`
-teams: [{name: a, quota: {unit: 1}}]
-priority_classes: [{name: high, value: 10}, {name: low, value: 1}]
-policy: {kind: quota, preemption: {min_runtime: 1h}}
-`)
+	f := oneUnitTeam(t, "1h")
 	f.submit(job{name: "low", team: "a", class: "low", acc: 1})
 	f.untilQuiet(0)
 	urgent := f.submit(job{name: "urgent", team: "a", class: "high", acc: 1, at: 1000})
@@ -124,4 +112,18 @@ policy: {kind: quota, preemption: {min_runtime: 1h}}
 	if want := "no running job may be preempted for it now (1 running there protected by min_runtime, the first for another 44m)"; !strings.Contains(why, want) {
 		t.Errorf("reason %q, want it to contain %q", why, want)
 	}
+}
+
+// oneUnitTeam is one node of one accelerator, team a's quota, classes high
+// and low (and any more given, between them), and min_runtime.
+func oneUnitTeam(t *testing.T, minRuntime string, more ...string) *fixture {
+	classes := "{name: high, value: 10}, "
+	for i, c := range more {
+		classes += fmt.Sprintf("{name: %s, value: %d}, ", c, 9-i)
+	}
+	return newFixture(t, unitFleet(1)+`
+teams: [{name: a, quota: {unit: 1}}]
+priority_classes: [`+classes+`{name: low, value: 1}]
+policy: {kind: quota, preemption: {min_runtime: `+minRuntime+`}}
+`)
 }

@@ -8,6 +8,10 @@ import (
 type NodeGroup struct {
 	Type  string
 	Count int
+	// Failures, when set, is this group's own failure model in place of
+	// the fleet's: spot capacity, whose interruptions are failures with
+	// their own rate and a time to get the node back.
+	Failures *Failures
 }
 
 // Failures is the failure model of one node: exponential times between
@@ -55,4 +59,31 @@ func (f *Fleet) Nodes(typ string) int {
 		}
 	}
 	return n
+}
+
+// NodeFailures is the failure model of each node of one type, in node
+// order: the type's groups one after the other. Nil when every node of the
+// type follows the fleet's model.
+func (f *Fleet) NodeFailures(typ string) []Failures {
+	own := false
+	for _, g := range f.Groups {
+		own = own || (g.Type == typ && g.Failures != nil)
+	}
+	if !own {
+		return nil
+	}
+	var out []Failures
+	for _, g := range f.Groups {
+		if g.Type != typ {
+			continue
+		}
+		m := f.Failures
+		if g.Failures != nil {
+			m = *g.Failures
+		}
+		for range g.Count {
+			out = append(out, m)
+		}
+	}
+	return out
 }

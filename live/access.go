@@ -83,6 +83,15 @@ func (a *Access) mayOperate(uid int, j *Job, what string) error {
 	return &ForbiddenError{fmt.Sprintf("uid %d may not %s job %s (team %s, owned by uid %d)", uid, what, j.ID, j.Team, j.UID)}
 }
 
+// mayAdminister says whether uid administers the whole daemon (changing
+// its policy, say): the daemon's user and admins of every team.
+func (a *Access) mayAdminister(uid int, what string) error {
+	if a.of(uid).admin {
+		return nil
+	}
+	return &ForbiddenError{fmt.Sprintf("uid %d may not %s: only the daemon's admins may", uid, what)}
+}
+
 // ForbiddenError is a request the caller has no right to make.
 type ForbiddenError struct{ Msg string }
 

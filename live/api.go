@@ -28,6 +28,29 @@ type Server struct {
 	// Snapshot, if set, renders the state as a snapshot file (cmd wires
 	// it: the format is the scenarios package's).
 	Snapshot func(c *Controller) ([]byte, error)
+	// Policy, if set, makes a configuration of a policy file for this
+	// daemon's fleet (cmd wires it: the format is the scenarios package's);
+	// name names the file in errors.
+	Policy func(name string, data []byte) (*Config, error)
+}
+
+// PolicyRequest asks the daemon to take a new policy, or (Apply false)
+// only to show what it would decide under it.
+type PolicyRequest struct {
+	Name   string `json:"name"`
+	Policy string `json:"policy"` // the policy file's text
+	Apply  bool   `json:"apply"`
+}
+
+// PolicyResponse is the decisions one scheduling pass would make now
+// under the current and the new policy, and whether the new one was
+// applied.
+type PolicyResponse struct {
+	Current   Decisions `json:"current"`
+	Promoted  Decisions `json:"promoted"`
+	CurrentID string    `json:"current_policy"`
+	NewID     string    `json:"new_policy"`
+	Applied   bool      `json:"applied"`
 }
 
 type peerKey struct{}
@@ -85,6 +108,7 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write(data)
 	})
 	mux.HandleFunc("GET /v1/history", s.history)
+	mux.HandleFunc("POST /v1/policy", s.promote)
 	mux.HandleFunc("GET /v1/overview", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONResp(w, http.StatusOK, s.C.Overview())
 	})
@@ -293,4 +317,40 @@ func (c *Client) Do(method, path string, body, out any) error {
 		return json.Unmarshal(data, out)
 	}
 	return nil
+}
+
+// promote previews a policy and, when asked, applies it.
+func (s *Server) promote(w http.ResponseWriter, r *http.Request) {
+	if err := s.access().mayAdminister(callerUID(r), "change the daemon's policy"); err != nil {
+		writeErr(w, statusOf(err), err)
+		return
+	}
+	if s.Policy == nil {
+		writeErr(w, http.StatusNotFound, errors.New("this daemon takes no new policy"))
+		return
+	}
+	var req PolicyRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, 8<<20)).Decode(&req); err != nil {
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("bad request body: %w", err))
+		return
+	}
+	cfg, err := s.Policy(req.Name, []byte(req.Policy))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err)
+		return
+	}
+	cur, next, err := s.C.Preview(cfg)
+	if err != nil {
+		writeErr(w, statusOf(err), err)
+		return
+	}
+	resp := PolicyResponse{Current: cur, Promoted: next, CurrentID: s.C.PolicyID(), NewID: cfg.PolicyID}
+	if req.Apply {
+		if err := s.C.SetConfig(cfg); err != nil {
+			writeErr(w, statusOf(err), err)
+			return
+		}
+		resp.Applied = true
+	}
+	writeJSONResp(w, http.StatusOK, resp)
 }

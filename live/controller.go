@@ -71,6 +71,10 @@ type Config struct {
 
 	// Name and Policy name the config and its policy kind in the history.
 	Name, Policy string
+	// PolicyID names the policy file the decisions come from (its name
+	// and a digest of its text): every event records it, so a history
+	// says which policy made each decision across promotions.
+	PolicyID string
 }
 
 // Job is one job, as stored.
@@ -271,15 +275,18 @@ func (c *Controller) rebuild(r *rt, now float64) error {
 	return nil
 }
 
-func (c *Controller) workload(j *Job) (*policies.Workload, error) {
-	q := slices.Index(c.cfg.Teams, j.Team)
+func (c *Controller) workload(j *Job) (*policies.Workload, error) { return workloadOf(c.cfg, j) }
+
+// workloadOf is a stored job as the core's workload under cfg.
+func workloadOf(cfg *Config, j *Job) (*policies.Workload, error) {
+	q := slices.Index(cfg.Teams, j.Team)
 	if q < 0 {
 		return nil, fmt.Errorf("unknown team %q", j.Team)
 	}
-	w := &policies.Workload{Name: j.ID, Seq: j.Seq, Queue: q, Priority: c.cfg.Priorities[j.PriorityClass], Order: j.Order,
+	w := &policies.Workload{Name: j.ID, Seq: j.Seq, Queue: q, Priority: cfg.Priorities[j.PriorityClass], Order: j.Order,
 		Req: policies.Request{Accel: policies.Qty(j.Accelerators) * policies.Milli}, RunStart: j.RunStart, CheckpointInterval: j.CheckpointInterval}
 	if j.InstanceType != "" {
-		f := c.cfg.Model.FlavorIndex(j.InstanceType)
+		f := cfg.Model.FlavorIndex(j.InstanceType)
 		if f < 0 {
 			return nil, fmt.Errorf("unknown instance type %q", j.InstanceType)
 		}
@@ -291,7 +298,7 @@ func (c *Controller) workload(j *Job) (*policies.Workload, error) {
 func (c *Controller) now() float64 { return c.clock.Now().Sub(c.epoch).Seconds() }
 
 func (c *Controller) event(j *Job, kind, detail string) {
-	c.pending = append(c.pending, Event{Time: c.now(), Job: j.ID, Kind: kind, Detail: detail})
+	c.pending = append(c.pending, Event{Time: c.now(), Job: j.ID, Kind: kind, Detail: detail, Policy: c.cfg.PolicyID})
 	c.dirty[j] = true
 }
 

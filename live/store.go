@@ -28,6 +28,7 @@ type Event struct {
 	Job    string  `json:"job"`
 	Kind   string  `json:"kind"`
 	Detail string  `json:"detail,omitempty"`
+	Policy string  `json:"policy,omitempty"` // the policy in force (Config.PolicyID)
 }
 
 // OpenStore opens (or creates) the store file.

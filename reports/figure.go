@@ -41,6 +41,7 @@ const (
 	lineMark markKind = iota
 	areaMark
 	barMark
+	pointMark
 )
 
 // mark is one drawn series: what the legend calls it and how it looks.
@@ -136,6 +137,17 @@ func (pn *panel) area(name, role string, lk look, pts plotter.XYs) error {
 		l.Color, l.Dashes, l.Width = inkBlack, lk.dashes, vg.Points(0.8)
 	}
 	pn.add(mark{name: name, look: lk, kind: areaMark, role: role, draw: l})
+	return nil
+}
+
+// points adds a scatter series of dots of the given radius.
+func (pn *panel) points(name, role string, lk look, pts plotter.XYs, radius vg.Length) error {
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: lk.colour, Radius: radius, Shape: draw.CircleGlyph{}}
+	pn.add(mark{name: name, look: lk, kind: pointMark, width: radius, role: role, draw: sc})
 	return nil
 }
 
@@ -336,6 +348,10 @@ func rectPoints(r vg.Rectangle) []vg.Point {
 // for areas and bars.
 func drawSwatch(c draw.Canvas, m mark, x, y vg.Length) {
 	w := vg.Points(legendSwatch)
+	if m.kind == pointMark {
+		c.DrawGlyph(draw.GlyphStyle{Color: m.look.colour, Radius: max(m.width, vg.Points(3)), Shape: draw.CircleGlyph{}}, vg.Point{X: x + w/2, Y: y})
+		return
+	}
 	if m.kind == lineMark {
 		c.StrokeLine2(draw.LineStyle{Color: m.look.colour, Width: max(m.width, vg.Points(1.5)), Dashes: m.look.dashes}, x, y, x+w, y)
 		return

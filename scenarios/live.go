@@ -87,6 +87,27 @@ func LoadLive(path string, fleet func() (string, error)) (*Scenario, error) {
 	return parseLive(path, data, fleet, false)
 }
 
+// ParseLive is LoadLive on a file's contents; path names it in errors.
+func ParseLive(path string, data []byte, fleet func() (string, error)) (*Scenario, error) {
+	return parseLive(path, data, fleet, false)
+}
+
+// FleetSection is the fleet section of a scenario or policy file as YAML
+// text ("" when it has none): what ParseLive's fleet callback returns for
+// a file that leaves it out.
+func FleetSection(data []byte) (string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return "", err
+	}
+	fleet := lookup(doc.Content[0], "fleet")
+	if fleet == nil {
+		return "", nil
+	}
+	out, err := marshal(fleet)
+	return string(out), err
+}
+
 // ParseLiveOnFleet reads a policy file's contents (a policy held in a
 // Kubernetes ConfigMap; path names it in errors) on a fleet that comes
 // from elsewhere (the cluster's nodes): a fleet section of its own is an

@@ -88,3 +88,9 @@ func (s *Scenario) rebuild(raw *fileYAML, at places) (*Scenario, error) {
 	b := &builder{file: s.Path, dir: s.dir, f: raw, at: at, s: &Scenario{Path: s.Path}}
 	return b.build()
 }
+
+// WithPolicyData is WithPolicy for a policy file already read (or
+// written by `allot tune`); file names it in errors.
+func (s *Scenario) WithPolicyData(file string, data []byte) (*Scenario, error) {
+	return s.withPolicyFile(file, data)
+}

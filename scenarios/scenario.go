@@ -308,22 +308,39 @@ func (b *builder) fleet() error {
 		if *g.Count <= 0 {
 			return b.errAt(where+".count", "must be a positive number of nodes, got %d", *g.Count)
 		}
-		s.Fleet.Groups = append(s.Fleet.Groups, hardware.NodeGroup{Type: g.Type, Count: *g.Count})
+		ng := hardware.NodeGroup{Type: g.Type, Count: *g.Count}
+		if g.Failures != nil {
+			m, err := b.failures(where+".failures", g.Failures)
+			if err != nil {
+				return err
+			}
+			ng.Failures = &m
+		}
+		s.Fleet.Groups = append(s.Fleet.Groups, ng)
 	}
 	s.Fleet.Catalog = s.Catalog
 	if fl := fy.Failures; fl != nil {
-		if !fl.NodeMTBF.Set {
-			return b.errAt("fleet.failures.node_mtbf", "required with failures (e.g. 2000h)")
+		m, err := b.failures("fleet.failures", fl)
+		if err != nil {
+			return err
 		}
-		if fl.NodeMTBF.Seconds <= 0 {
-			return b.errAt("fleet.failures.node_mtbf", "must be > 0")
-		}
-		if !fl.RepairTime.Set {
-			return b.errAt("fleet.failures.repair_time", "required with failures (e.g. 6h)")
-		}
-		s.Fleet.Failures = hardware.Failures{MTBF: fl.NodeMTBF.Seconds, Repair: fl.RepairTime.Seconds}
+		s.Fleet.Failures = m
 	}
 	return nil
+}
+
+// failures reads a failure model: the fleet's, or a node group's own.
+func (b *builder) failures(where string, fl *failuresYAML) (hardware.Failures, error) {
+	if !fl.NodeMTBF.Set {
+		return hardware.Failures{}, b.errAt(where+".node_mtbf", "required with failures (e.g. 2000h)")
+	}
+	if fl.NodeMTBF.Seconds <= 0 {
+		return hardware.Failures{}, b.errAt(where+".node_mtbf", "must be > 0")
+	}
+	if !fl.RepairTime.Set {
+		return hardware.Failures{}, b.errAt(where+".repair_time", "required with failures (e.g. 6h)")
+	}
+	return hardware.Failures{MTBF: fl.NodeMTBF.Seconds, Repair: fl.RepairTime.Seconds}, nil
 }
 
 func (b *builder) priorities() error {

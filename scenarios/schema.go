@@ -63,8 +63,9 @@ func (s *speedYAML) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type nodeGroupYAML struct {
-	Type  string `yaml:"type"`
-	Count *int   `yaml:"count"`
+	Type     string        `yaml:"type"`
+	Count    *int          `yaml:"count"`
+	Failures *failuresYAML `yaml:"failures"`
 }
 
 type failuresYAML struct {

@@ -158,6 +158,10 @@ func (b *builder) timelineAdds(typ string) bool {
 	return false
 }
 
+// ErrFleetTooSmall is behind an error saying a workload class's jobs could
+// never start on the fleet: too few nodes of the types they run on.
+var ErrFleetTooSmall = errors.New("the fleet is too small for a workload class")
+
 // checkPlaceable rejects a class whose largest job fits on no compatible type.
 func (b *builder) checkPlaceable(where string, types []string, res string, acc float64) error {
 	candidates := types
@@ -177,7 +181,7 @@ func (b *builder) checkPlaceable(where string, types []string, res string, acc f
 		best = max(best, b.s.Fleet.Nodes(name)*t.Accelerators)
 	}
 	if float64(best) < acc {
-		return b.errAt(where, "jobs of %g accelerators can never run: the largest compatible pool has %d", acc, best)
+		return b.wrapAt(where, ErrFleetTooSmall, "jobs of %g accelerators can never run: the largest compatible pool has %d", acc, best)
 	}
 	return nil
 }

@@ -124,10 +124,10 @@ func (s *Sim) run() error {
 	if err := s.readNext(); err != nil {
 		return err
 	}
-	if s.in.Failures.Enabled() {
-		for f := range s.nodes {
-			for n := range s.nodes[f] {
-				s.q.push(event{t: s.in.Failures.NextFailure(s.rngFail), kind: evFailure, a: int32(f), b: int32(n)})
+	for f := range s.nodes {
+		for n := range s.nodes[f] {
+			if m := s.failModel(f, int32(n)); m.Enabled() {
+				s.q.push(event{t: m.NextFailure(s.rngFail), kind: evFailure, a: int32(f), b: int32(n)})
 			}
 		}
 	}

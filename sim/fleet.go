@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 
+	"github.com/allot-sim/allot/hardware"
+
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/workload"
 )
@@ -23,7 +25,7 @@ func (s *Sim) nodeFails(f int, n int32) {
 	s.core.SetNodeHealthy(f, n, false)
 	s.nodes[f][n] = nodeFailed
 	s.emit(workload.Event{Time: s.now, Kind: workload.EvNodeDown, Job: -1, Team: -1, Type: int32(f), Nodes: 1})
-	s.q.push(event{t: s.now + s.in.Failures.Repair, kind: evRepair, a: int32(f), b: n})
+	s.q.push(event{t: s.now + s.failModel(f, n).Repair, kind: evRepair, a: int32(f), b: n})
 }
 
 func (s *Sim) nodeRepaired(f int, n int32) {
@@ -33,7 +35,16 @@ func (s *Sim) nodeRepaired(f int, n int32) {
 	s.nodes[f][n] = nodeHealthy
 	s.core.SetNodeHealthy(f, n, true)
 	s.emit(workload.Event{Time: s.now, Kind: workload.EvNodeUp, Job: -1, Team: -1, Type: int32(f), Nodes: 1})
-	s.q.push(event{t: s.now + s.in.Failures.NextFailure(s.rngFail), kind: evFailure, a: int32(f), b: n})
+	s.q.push(event{t: s.now + s.failModel(f, n).NextFailure(s.rngFail), kind: evFailure, a: int32(f), b: n})
+}
+
+// failModel is the failure model of one node: its group's own, else the
+// fleet's.
+func (s *Sim) failModel(f int, n int32) hardware.Failures {
+	if f < len(s.in.NodeFailures) && int(n) < len(s.in.NodeFailures[f]) {
+		return s.in.NodeFailures[f][n]
+	}
+	return s.in.Failures
 }
 
 // change applies a timeline entry: nodes arrive or leave, or a quota moves.

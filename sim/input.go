@@ -23,8 +23,12 @@ type Input struct {
 	// PriorityNames lists classes; index 0 is "" (no class).
 	PriorityNames []string
 	Failures      hardware.Failures
-	Timeline      []Change
-	Preemption    Preemption
+	// NodeFailures, where set for a flavor, is each of its nodes' own
+	// failure model (spot groups); other flavors' nodes, and nodes the
+	// timeline adds, follow Failures.
+	NodeFailures [][]hardware.Failures
+	Timeline     []Change
+	Preemption   Preemption
 	// Estimate multiplies a job's true duration into the runtime estimate
 	// backfill uses (one draw per job).
 	Estimate workload.Dist

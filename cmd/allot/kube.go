@@ -507,7 +507,11 @@ func topKube(k *kubeTarget) topData {
 // snapshotKube writes the cluster's state as a snapshot allot cycle reads:
 // the policy of the ConfigMap on the cluster's fleet, at quota level, and
 // the managed jobs; times are seconds from the earliest submission.
-func snapshotKube(k *kubeTarget) ([]byte, error) {
+func snapshotKube(k *kubeTarget) ([]byte, error) { return snapshotKubeUnder(k, "", nil) }
+
+// snapshotKubeUnder is the cluster's state as a snapshot under a policy
+// file's text (where names it), or the controller's ConfigMap's when nil.
+func snapshotKubeUnder(k *kubeTarget, where string, policy []byte) ([]byte, error) {
 	cs, err := k.client()
 	if err != nil {
 		return nil, err
@@ -518,13 +522,15 @@ func snapshotKube(k *kubeTarget) ([]byte, error) {
 		return nil, kubeErr(err)
 	}
 	fleet, _ := kube.FleetOf(nodes.Items)
-	pns, pname := k.policyMap()
-	cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{})
-	if err != nil {
-		return nil, kubeErr(err)
+	if policy == nil {
+		pns, pname := k.policyMap()
+		cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{})
+		if err != nil {
+			return nil, kubeErr(err)
+		}
+		where, policy = "ConfigMap "+pns+"/"+pname, []byte(cm.Data[kube.PolicyKey])
 	}
-	where := "ConfigMap " + pns + "/" + pname
-	cfg, err := kubeConfigure(where)([]byte(cm.Data[kube.PolicyKey]), fleet)
+	cfg, err := kubeConfigure(where)(policy, fleet)
 	if err != nil {
 		return nil, badInput(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net"
@@ -56,9 +57,10 @@ func socketPath(flag string) string {
 // controller's configuration; the fleet's devices are numbered from 0 in
 // the order of its types and nodes. A file with no fleet gets this
 // machine's devices (NVIDIA GPUs, then Neuron devices).
-func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
+func liveConfig(path string) (*live.Config, *scenarios.Live, func(string, []byte) (*live.Config, error), error) {
 	var found map[string]live.FlavorDevices
-	s, err := scenarios.LoadLive(path, func() (string, error) {
+	var fleetText string
+	discover := func() (string, error) {
 		ctx := context.Background()
 		gpus, gerr := local.DiscoverNVIDIA(ctx)
 		neurons, nerr := local.DiscoverNeuron(ctx)
@@ -66,13 +68,43 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, error) {
 			return "", fmt.Errorf("no accelerators found (%w; %w)", orNone(gerr, "nvidia-smi"), orNone(nerr, "neuron-ls"))
 		}
 		text, byType := discoveredFleet(gpus, neurons)
-		found = byType
+		found, fleetText = byType, text
 		return text, nil
-	})
-	if err != nil {
-		return nil, nil, badInput(err)
 	}
-	return liveConfigOf(s, found), s.Live, nil
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, nil, badInput(err)
+	}
+	s, err := scenarios.ParseLive(path, data, discover)
+	if err != nil {
+		return nil, nil, nil, badInput(err)
+	}
+	if fleetText == "" {
+		if fleetText, err = scenarios.FleetSection(data); err != nil {
+			return nil, nil, nil, badInput(err)
+		}
+	}
+	cfg := liveConfigOf(s, found)
+	cfg.PolicyID = policyID(path, data)
+	// A promoted policy file runs on the daemon's fleet: its own, or the
+	// one this daemon was started on when the file has none.
+	reconfig := func(name string, data []byte) (*live.Config, error) {
+		ps, err := scenarios.ParseLive(name, data, func() (string, error) { return fleetText, nil })
+		if err != nil {
+			return nil, err
+		}
+		pc := liveConfigOf(ps, found)
+		pc.PolicyID = policyID(name, data)
+		return pc, nil
+	}
+	return cfg, s.Live, reconfig, nil
+}
+
+// policyID names a policy file in the history: its base name and the
+// start of the SHA-256 of its text.
+func policyID(path string, data []byte) string {
+	sum := sha256.Sum256(data)
+	return fmt.Sprintf("%s@%x", filepath.Base(path), sum[:6])
 }
 
 func orNone(err error, tool string) error {
@@ -285,7 +317,7 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 			if config == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
 			}
-			cfg, ls, err := liveConfig(config)
+			cfg, ls, reconfig, err := liveConfig(config)
 			if err != nil {
 				return err
 			}
@@ -296,7 +328,7 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 			if dataDir == "" {
 				dataDir = defaultDataDir()
 			}
-			return serve(cmd, cfg, ls, access, dataDir, httpAddr, poll)
+			return serve(cmd, cfg, reconfig, ls, access, dataDir, httpAddr, poll)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
@@ -321,7 +353,7 @@ func listenHTTP(addr string) (net.Listener, error) {
 	return hl, nil
 }
 
-func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *live.Access, dataDir, httpAddr string, poll time.Duration) error {
+func serve(cmd *cobra.Command, cfg *live.Config, reconfig func(string, []byte) (*live.Config, error), ls *scenarios.Live, access *live.Access, dataDir, httpAddr string, poll time.Duration) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -368,7 +400,7 @@ func serve(cmd *cobra.Command, cfg *live.Config, ls *scenarios.Live, access *liv
 			return err
 		}
 	}
-	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access, Snapshot: liveSnapshot}
+	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access, Snapshot: liveSnapshot, Policy: reconfig}
 	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(l) }()
 	left := 2

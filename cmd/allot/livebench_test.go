@@ -35,7 +35,7 @@ func newBenchDaemon(b *testing.B) *benchDaemon {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, _, err := liveConfig(filepath.Join("..", "..", "scenarios", "live", "two-teams.yaml"))
+	cfg, _, _, err := liveConfig(filepath.Join("..", "..", "scenarios", "live", "two-teams.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}

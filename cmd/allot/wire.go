@@ -31,6 +31,9 @@ func simInput(s *scenarios.Scenario, seed uint64) (*sim.Input, error) {
 		in.Priorities[p.Name] = int32(p.Value)
 		in.PriorityNames = append(in.PriorityNames, p.Name)
 	}
+	for _, it := range built.Flavors {
+		in.NodeFailures = append(in.NodeFailures, s.Fleet.NodeFailures(it.Name))
+	}
 	for _, t := range s.Teams {
 		team := sim.Team{Name: t.Name, Weight: t.Weight, Quota: make([]float64, len(built.Flavors))}
 		for f, it := range built.Flavors {

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/allot-sim/allot/reports"
+	"github.com/allot-sim/allot/sim/planner"
+	"github.com/spf13/cobra"
+)
+
+type planFlags struct {
+	objectives  []string
+	vary        []string
+	seeds       int
+	asJSON      bool
+	outDir      string
+	workers     int
+	width       int
+	quotas      string
+	prices      []string
+	discount    string
+	spotShare   string
+	spotOff     string
+	spotMTBF    string
+	spotReplace string
+	growth      string
+	quarters    int
+	scales      string
+	anyStarved  bool
+	policy      string
+}
+
+func newPlanCmd() *cobra.Command {
+	var f planFlags
+	cmd := &cobra.Command{
+		Use:   "plan SCENARIO --vary TYPE=MIN..MAX... [--objective EXPR]...",
+		Short: "Find the cheapest fleet that meets the scenario's objectives",
+		Long: `Search node counts of the instance types named by --vary for the cheapest
+fleet that meets every objective (the scenario's, and each --objective) on
+every seed. Unless told otherwise (--allow-unstarted) it also requires
+'jobs.unstarted_share <= 1%', so that no answer is bought by starving work.
+
+The search simulates far fewer fleets than the grid: it assumes more nodes
+never make a wait worse and fewer never make utilisation worse, bisects the
+last type's count for each combination of the others, and skips every
+fleet that cannot beat the best one found. It prints the fleet, its cost,
+each objective's mean and margin with their 95% intervals, and the
+cost-against-wait frontier of the fleets it simulated; --out writes
+plan.json and a report with the frontier chart.
+
+Costs are on-demand prices (allot catalog) unless --price or --discount say
+otherwise; --spot-share moves a share of every type's nodes to spot, whose
+interruptions are node failures at their own rate. Team quotas follow the
+fleet (--quotas scale) unless --quotas keep.
+
+--demand-growth 15%/quarter --quarters 8 (or --demand-scales 1,1.2,1.5)
+asks when the scenario's fleet stops meeting the objectives and what to add
+each quarter. Exit 1 when no fleet in the ranges meets every objective.`,
+		Example: `  allot plan scenarios/amazon-search.yaml --vary p5.48xlarge=24..72 --vary p4d.24xlarge=30..90
+  allot plan scenarios/amazon-search.yaml --vary p5.48xlarge=48..96/4 --vary p4d.24xlarge=60..120/5 \
+      --objective 'by_priority_class.production.wait_all_s.p95 <= 4h' --seeds 2 --out plan/
+  allot plan scenarios/amazon-search.yaml --vary p5.48xlarge=72..120/8 --vary p4d.24xlarge=90..180/10 \
+      --demand-growth 15%/quarter --quarters 2 --seeds 1 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlan(cmd, args[0], &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.objectives, "objective", nil, "an objective, 'SUMMARY.PATH OP VALUE' (spec/scenario.md); repeat for several")
+	fl.StringArrayVar(&f.vary, "vary", nil, "TYPE=MIN..MAX or TYPE=MIN..MAX/STEP: node counts to search for one instance type of the fleet; repeat per type")
+	fl.IntVar(&f.seeds, "seeds", 3, "seeds per fleet (1..N); a fleet meets an objective only when it does on every seed")
+	fl.BoolVar(&f.asJSON, "json", false, "print the plan as one JSON object (spec/cli.md)")
+	fl.StringVar(&f.outDir, "out", "", "directory for plan.json and the report with its charts")
+	fl.IntVar(&f.workers, "workers", 0, "parallel simulations (default: all cores)")
+	fl.IntVar(&f.width, "width", 4, "fleets the search asks for per round (the answer does not depend on --workers)")
+	fl.StringVar(&f.quotas, "quotas", "scale", "team and cohort quotas when the fleet changes: scale (keep each quota's share of its type) or keep")
+	fl.StringArrayVar(&f.prices, "price", nil, "TYPE=USD: price of one node-hour (a reserved or savings-plan rate); repeat per type")
+	fl.StringVar(&f.discount, "discount", "", "discount off on-demand prices for every type without --price, e.g. 30%")
+	fl.StringVar(&f.spotShare, "spot-share", "", "share of every type's nodes bought as spot, e.g. 25%")
+	fl.StringVar(&f.spotOff, "spot-discount", "", "with --spot-share: spot price below on-demand, e.g. 60%")
+	fl.StringVar(&f.spotMTBF, "spot-interruptions", "", "with --spot-share: mean time between interruptions of one spot node, e.g. 20d")
+	fl.StringVar(&f.spotReplace, "spot-replace", "1h", "with --spot-share: time until an interrupted spot node is replaced")
+	fl.StringVar(&f.growth, "demand-growth", "", "demand growth per quarter, e.g. 15%/quarter: plan each quarter with --quarters")
+	fl.IntVar(&f.quarters, "quarters", 8, "with --demand-growth: quarters to plan")
+	fl.StringVar(&f.scales, "demand-scales", "", "a list of demand scales to plan in turn, e.g. 1,1.2,1.5 (instead of --demand-growth)")
+	fl.BoolVar(&f.anyStarved, "allow-unstarted", false, "do not add 'jobs.unstarted_share <= 1%' to the objectives")
+	fl.StringVar(&f.policy, "policy", "", "policy kind or policy file to plan with instead of the scenario's")
+	return cmd
+}
+
+func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
+	pl, err := newFleetPlanner(path, f)
+	if err != nil {
+		return err
+	}
+	bar := newProgress(cmd.ErrOrStderr(), f.asJSON, "planning")
+	pl.progress = bar
+	var p *reports.Plan
+	if len(pl.scales) > 0 {
+		p, err = pl.growthPlan()
+	} else {
+		p, err = pl.plan(pl.base, pl.space(nil))
+	}
+	bar.done()
+	if err != nil {
+		return err
+	}
+	if f.outDir != "" {
+		if err := reports.WritePlan(f.outDir, p); err != nil {
+			return err
+		}
+	}
+	if f.asJSON {
+		if err := printJSON(cmd.OutOrStdout(), p); err != nil {
+			return err
+		}
+	} else {
+		printPlan(cmd.OutOrStdout(), p)
+	}
+	switch {
+	case len(p.Quarters) > 0 && !p.Quarters[len(p.Quarters)-1].Found:
+		return &problemError{fmt.Sprintf("no fleet in the ranges meets every objective at demand ×%.2f", p.Quarters[len(p.Quarters)-1].DemandScale)}
+	case len(p.Quarters) == 0 && !p.Found:
+		return &problemError{"no fleet in the ranges meets every objective"}
+	}
+	return nil
+}
+
+// parseVary reads TYPE=MIN..MAX[/STEP].
+func parseVary(s string) (planner.Dim, error) {
+	typ, rng, ok := strings.Cut(s, "=")
+	if !ok || typ == "" {
+		return planner.Dim{}, fmt.Errorf("--vary %q: want TYPE=MIN..MAX or TYPE=MIN..MAX/STEP", s)
+	}
+	step := 1
+	if r, st, ok := strings.Cut(rng, "/"); ok {
+		n, err := strconv.Atoi(st)
+		if err != nil || n < 1 {
+			return planner.Dim{}, fmt.Errorf("--vary %q: step %q is not a whole number >= 1", s, st)
+		}
+		rng, step = r, n
+	}
+	lo, hi, ok := strings.Cut(rng, "..")
+	a, errA := strconv.Atoi(lo)
+	b, errB := strconv.Atoi(hi)
+	if !ok || errA != nil || errB != nil {
+		return planner.Dim{}, fmt.Errorf("--vary %q: want TYPE=MIN..MAX with whole node counts", s)
+	}
+	if a < 0 || b < a {
+		return planner.Dim{}, fmt.Errorf("--vary %q: want 0 <= MIN <= MAX", s)
+	}
+	if (b-a)%step != 0 {
+		return planner.Dim{}, fmt.Errorf("--vary %q: MAX - MIN (%d) is not a multiple of the step %d", s, b-a, step)
+	}
+	return planner.Dim{Type: typ, Min: a, Max: b, Step: step}, nil
+}
+
+// parsePercent reads "15%" as 0.15.
+func parsePercent(flag, s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if !strings.HasSuffix(s, "%") || err != nil || v < 0 || v > 100 {
+		return 0, fmt.Errorf("%s %q: want a percentage from 0%% to 100%%, e.g. 15%%", flag, s)
+	}
+	return v / 100, nil
+}
+
+// demandScales reads --demand-growth and --quarters, or --demand-scales.
+func demandScales(f *planFlags) ([]float64, string, error) {
+	switch {
+	case f.growth != "" && f.scales != "":
+		return nil, "", fmt.Errorf("--demand-growth and --demand-scales: give one or the other")
+	case f.growth != "":
+		rate, per, _ := strings.Cut(f.growth, "/")
+		if per != "" && per != "quarter" {
+			return nil, "", fmt.Errorf("--demand-growth %q: want a percentage per quarter, e.g. 15%%/quarter", f.growth)
+		}
+		g, err := strconv.ParseFloat(strings.TrimSuffix(rate, "%"), 64)
+		if !strings.HasSuffix(rate, "%") || err != nil || g <= -100 {
+			return nil, "", fmt.Errorf("--demand-growth %q: want a percentage per quarter, e.g. 15%%/quarter", f.growth)
+		}
+		if f.quarters < 1 {
+			return nil, "", fmt.Errorf("--quarters: must be at least 1, got %d", f.quarters)
+		}
+		out := make([]float64, f.quarters+1)
+		for q := range out {
+			out[q] = math.Pow(1+g/100, float64(q))
+		}
+		return out, fmt.Sprintf("%s per quarter over %d quarters", rate, f.quarters), nil
+	case f.scales != "":
+		var out []float64
+		for _, p := range strings.Split(f.scales, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || !(v > 0) {
+				return nil, "", fmt.Errorf("--demand-scales %q: %q is not a positive number", f.scales, p)
+			}
+			out = append(out, v)
+		}
+		return out, "demand scales " + f.scales, nil
+	}
+	return nil, "", nil
+}
+
+func printPlan(w io.Writer, p *reports.Plan) {
+	if len(p.Quarters) > 0 {
+		fmt.Fprintf(w, "%s: the fleet each quarter as demand grows (%s), %d seeds (%v)\n\n", p.Scenario, p.DemandGrowth, len(p.Seeds), p.Seeds)
+		head, rows := p.QuartersTable()
+		writeTable(w, head, rows)
+		fmt.Fprintf(w, "\n%d fleets simulated (%d simulations) over %d quarters.\n", p.Fleets, p.Simulations, len(p.Quarters))
+		for _, warn := range p.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
+		return
+	}
+	if p.Found {
+		fmt.Fprintf(w, "%s: cheapest fleet meeting %d objectives on every one of %d seeds (%v)\n\n", p.Scenario, len(p.Objectives), len(p.Seeds), p.Seeds)
+	} else {
+		fmt.Fprintf(w, "%s: NO fleet in the ranges meets every objective on every seed; the largest fleet tried:\n\n", p.Scenario)
+	}
+	head, rows := p.FleetTable()
+	writeTable(w, head, rows)
+	if p.ShippedCost > 0 && p.Found {
+		fmt.Fprintf(w, "\nshipped fleet: %s, $%s per hour; this fleet costs %+.1f%%.\n", reports.FleetString(p.Shipped, p.Types()),
+			reports.Thousands(p.ShippedCost, 2), 100*(p.CostPerHour/p.ShippedCost-1))
+	}
+	fmt.Fprintln(w)
+	head, rows = p.ObjectivesTable()
+	writeTable(w, head, rows)
+	fmt.Fprintf(w, "\ncost against %s (frontier of the fleets simulated):\n", p.FrontierKey)
+	head, rows = p.FrontierTable()
+	if len(rows) > frontierRows {
+		fmt.Fprintf(w, "(%d of %d fleets on it, evenly spaced; --json and --out have every one)\n", frontierRows, len(rows))
+		rows = evenly(rows, frontierRows)
+	}
+	writeTable(w, head, rows)
+	pct := 100 * float64(p.Fleets) / float64(max(p.GridPoints, 1))
+	fmt.Fprintf(w, "\n%d fleets simulated (%d simulations, %d rounds) of a %s-fleet grid (%.1f%%).\n", p.Fleets, p.Simulations, p.Rounds,
+		reports.Thousands(float64(p.GridPoints), 0), pct)
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+// frontierRows is how much of the frontier the text output shows.
+const frontierRows = 12
+
+// evenly keeps n rows spread evenly, the first and the last among them.
+func evenly(rows [][]string, n int) [][]string {
+	out := make([][]string, 0, n)
+	for i := range n {
+		out = append(out, rows[i*(len(rows)-1)/(n-1)])
+	}
+	return out
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/kube"
+	"github.com/allot-sim/allot/policies"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func newPromoteCmd() *cobra.Command {
+	var (
+		to     string
+		dryRun bool
+		asJSON bool
+		socket string
+		kt     kubeTarget
+	)
+	cmd := &cobra.Command{
+		Use:   "promote POLICY --to live [--dry-run]",
+		Short: "Put a policy file into production: a running daemon or the Kubernetes controller",
+		Long: `Check POLICY (a policy file, as allot tune writes, or a whole scenario)
+against the live fleet and teams, show how one scheduling pass over the
+jobs as they stand would decide under the current policy and under POLICY
+(who would be admitted where, who preempted and why), then apply it.
+
+To a local daemon (--socket, $ALLOT_SOCKET) the new policy takes effect at
+once, without a restart: jobs keep running where they run and keep their
+place in the queue, and every later decision is recorded with the policy
+that made it (allot describe shows it). A promotion changes the policy,
+not the fleet: a file whose fleet differs is refused. The daemon keeps the
+policy until it stops; start it with --config POLICY to keep it after that.
+
+With --backend kubernetes the dry run is made on a snapshot of the cluster
+(allot live snapshot) under each policy, and POLICY is written to the
+controller's policy ConfigMap (--policy-configmap), which it follows.
+
+--dry-run shows the decisions and changes nothing. --to kueue, hyperpod
+and aws-batch are not built yet.`,
+		Example: `  allot promote tuned.yaml --to live --dry-run
+  allot promote tuned.yaml --to live
+  allot promote tuned.yaml --to live --backend kubernetes`,
+		Annotations: map[string]string{needsDaemon: "talks to one"},
+		Args:        cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch to {
+			case "live":
+			case "kueue", "hyperpod", "aws-batch":
+				return badInput(fmt.Errorf("--to %s: not built yet; this build promotes to live (a daemon, or the Kubernetes controller with --backend kubernetes)", to))
+			default:
+				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--to %q: want live, kueue, hyperpod or aws-batch", to)}
+			}
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return badInput(err)
+			}
+			if on, err := kt.on(cmd); err != nil {
+				return err
+			} else if on {
+				return promoteKube(cmd, &kt, args[0], data, dryRun, asJSON)
+			}
+			c := live.NewClient(socketPath(socket))
+			req := live.PolicyRequest{Name: args[0], Policy: string(data)}
+			var preview live.PolicyResponse
+			if err := c.Do("POST", "/v1/policy", req, &preview); err != nil {
+				return clientErr(err)
+			}
+			if !asJSON {
+				printPromotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
+			}
+			if dryRun {
+				if asJSON {
+					return printJSON(cmd.OutOrStdout(), preview)
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")
+				return nil
+			}
+			req.Apply = true
+			var applied live.PolicyResponse
+			if err := c.Do("POST", "/v1/policy", req, &applied); err != nil {
+				return clientErr(err)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), applied)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "applied: the daemon now runs %s; no job was stopped or restarted by the change itself\n", applied.NewID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "where to: live (kueue, hyperpod, aws-batch: not built yet)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show how decisions would change, and change nothing")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions under both policies as JSON")
+	addSocketFlag(cmd, &socket)
+	addBackendFlags(cmd, &kt)
+	addPolicyFlag(cmd, &kt)
+	_ = cmd.MarkFlagRequired("to")
+	return cmd
+}
+
+// printPromotion shows how one scheduling pass decides under each policy,
+// job by job, where the two differ.
+func printPromotion(w io.Writer, curID, newID string, cur, next live.Decisions) {
+	fmt.Fprintf(w, "promote %s (the current policy: %s)\n\n", newID, curID)
+	say := func(d live.Decisions, id string) string {
+		if f, ok := d.Admitted[id]; ok {
+			return "admitted on " + f
+		}
+		if why, ok := d.Preempted[id]; ok {
+			return "preempted: " + why
+		}
+		return "no change"
+	}
+	ids := slices.Collect(maps.Keys(cur.Admitted))
+	for _, m := range []map[string]string{cur.Preempted, next.Admitted, next.Preempted} {
+		for id := range m {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b) // numeric ids in order
+		}
+		return strings.Compare(a, b)
+	})
+	var rows [][]string
+	same := 0
+	for _, id := range ids {
+		a, b := say(cur, id), say(next, id)
+		if a == b {
+			same++
+			continue
+		}
+		rows = append(rows, []string{id, a, b})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "one scheduling pass now decides the same under both policies (%d decisions)\n", same)
+		return
+	}
+	fmt.Fprintln(w, "one scheduling pass now, where the policies differ:")
+	writeTable(w, []string{"job", "current policy", "new policy"}, rows)
+	fmt.Fprintf(w, "(%d of %d decisions differ)\n", len(rows), len(rows)+same)
+}
+
+// promoteKube previews POLICY on a snapshot of the cluster and writes it
+// to the controller's policy ConfigMap.
+func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dryRun, asJSON bool) error {
+	pns, pname := k.policyMap()
+	data, dropped, err := scenarios.WithoutSection(data, "fleet")
+	if err != nil {
+		return badInput(fmt.Errorf("%s: %w", path, err))
+	}
+	if dropped && !asJSON {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: its fleet section is left out: the cluster's nodes are the fleet\n", path)
+	}
+	cur, err := snapshotKubeUnder(k, "", nil)
+	if err != nil {
+		return err
+	}
+	next, err := snapshotKubeUnder(k, path, data)
+	if err != nil {
+		return err
+	}
+	dc, err := snapshotDecisions("the current policy", cur)
+	if err != nil {
+		return err
+	}
+	dn, err := snapshotDecisions(path, next)
+	if err != nil {
+		return err
+	}
+	resp := live.PolicyResponse{Current: dc, Promoted: dn, CurrentID: "ConfigMap " + pns + "/" + pname, NewID: policyID(path, data)}
+	if !asJSON {
+		printPromotion(cmd.OutOrStdout(), resp.CurrentID, resp.NewID, dc, dn)
+	}
+	if !dryRun {
+		cs, err := k.client()
+		if err != nil {
+			return err
+		}
+		ctx := context.Background()
+		cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{})
+		if err != nil {
+			return kubeErr(err)
+		}
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		cm.Data[kube.PolicyKey] = string(data)
+		if _, err := cs.CoreV1().ConfigMaps(pns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			return kubeErr(err)
+		}
+		resp.Applied = true
+	}
+	if asJSON {
+		return printJSON(cmd.OutOrStdout(), resp)
+	}
+	if dryRun {
+		fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")
+	} else {
+		fmt.Fprintf(cmd.OutOrStdout(), "applied: wrote %s to ConfigMap %s/%s; the controller follows it at its next sync\n", path, pns, pname)
+	}
+	return nil
+}
+
+// snapshotDecisions runs the core once on a snapshot's text.
+func snapshotDecisions(name string, data []byte) (live.Decisions, error) {
+	sf, err := scenarios.ParseSnapshot(name, data)
+	if err != nil {
+		return live.Decisions{}, badInput(err)
+	}
+	res, err := policies.RunSnapshot(sf.Snapshot)
+	if err != nil {
+		return live.Decisions{}, badInput(fmt.Errorf("%s: %w", name, err))
+	}
+	d := live.Decisions{Admitted: map[string]string{}, Preempted: map[string]string{}}
+	for _, a := range res.Admitted {
+		var fl []string
+		for _, byRes := range a.Flavors {
+			for _, f := range byRes {
+				if !slices.Contains(fl, f) {
+					fl = append(fl, f)
+				}
+			}
+		}
+		slices.Sort(fl)
+		d.Admitted[a.Name] = strings.Join(fl, ",")
+	}
+	for _, p := range res.Preempted {
+		d.Preempted[p.Name] = p.Reason
+	}
+	return d, nil
+}

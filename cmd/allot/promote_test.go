@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/kube"
+	"github.com/allot-sim/allot/live/kube/kubetest"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// promotedPolicy writes the base policy file with edits made to its text.
+func promotedPolicy(t *testing.T, name string, edits ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "promote-base.yaml"))
+	require.NoError(t, err)
+	text := string(data)
+	for i := 0; i+1 < len(edits); i += 2 {
+		require.Contains(t, text, edits[i])
+		text = strings.Replace(text, edits[i], edits[i+1], 1)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+// A promotion swaps the daemon's policy under running jobs: the dry run
+// says what one pass would decide under each policy, applying it restarts
+// nothing by itself, and what the new policy then decides is carried out
+// and recorded under its name.
+func TestPromoteToTheDaemonShowsTheDryRunAndRestartsNoJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a daemon and real jobs")
+	}
+	base, err := filepath.Abs(filepath.Join("testdata", "promote-base.yaml"))
+	require.NoError(t, err)
+	d := newDaemon(t, base)
+	long := []string{"STEPS=100000", "STEP_S=0.05", "EVERY=1000"}
+	r1 := d.submit("research", "low", 2, long...)
+	d.waitState(r1, live.StateRunning, 10*time.Second)
+	r2 := d.submit("research", "low", 2, long...)
+	d.waitState(r2, live.StateRunning, 10*time.Second) // borrows prod's idle quota
+	r3 := d.submit("research", "high", 2, long...)
+	time.Sleep(300 * time.Millisecond)
+	require.Equal(t, live.StatePending, d.jobs()[r3].State, "research may not preempt its own jobs")
+
+	// 1. Weights and borrowing limits change; no decision does.
+	calm := promotedPolicy(t, "calm.yaml", "{name: prod, quota: {local-gpu: 2}}", "{name: prod, quota: {local-gpu: 2}, weight: 3}")
+	out, errOut, code := d.cli("promote", calm, "--to", "live", "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "decides the same under both policies")
+	require.Contains(t, out, "dry run: nothing changed")
+	out, errOut, code = d.cli("promote", calm, "--to", "live")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "applied: the daemon now runs calm.yaml@")
+	time.Sleep(300 * time.Millisecond)
+	jobs := d.jobs()
+	require.Len(t, jobs, 3, "no job lost")
+	for _, id := range []string{r1, r2} {
+		require.Equal(t, live.StateRunning, jobs[id].State, id)
+		require.Equal(t, 0, jobs[id].Restarts, "job %s restarted", id)
+	}
+	require.Equal(t, live.StatePending, jobs[r3].State)
+	for _, id := range []string{r1, r2} {
+		require.Equal(t, 1, strings.Count(d.stdout(id), "resuming at step"), "job %s ran once", id)
+	}
+	desc, _, _ := d.cli("describe", r3)
+	require.Contains(t, desc, "policy changed from promote-base.yaml@")
+
+	// 2. Research may now preempt its own lower-priority jobs: the dry run
+	// names the victim, and the daemon carries it out under the new
+	// policy's name.
+	eager := promotedPolicy(t, "eager.yaml", "preempt_within_team: never", "preempt_within_team: lower-priority")
+	out, errOut, code = d.cli("promote", eager, "--to", "live", "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "one scheduling pass now, where the policies differ:")
+	require.Regexp(t, `(?m)^\s*`+r2+`\s+no change\s+preempted: InClusterQueue for job `+r3+`\s*$`, out,
+		"the most recently admitted low job is the victim")
+	require.Equal(t, live.StateRunning, d.jobs()[r2].State, "a dry run changes nothing")
+	_, errOut, code = d.cli("promote", eager, "--to", "live")
+	require.Equal(t, 0, code, errOut)
+	d.waitState(r2, live.StatePreempted, 20*time.Second)
+	v := d.waitState(r3, live.StateRunning, 20*time.Second)
+	require.Equal(t, 0, v.Restarts)
+	require.Equal(t, live.StateRunning, d.jobs()[r1].State)
+	require.Equal(t, 0, d.jobs()[r1].Restarts, "the job the policy did not choose runs on")
+	desc, _, _ = d.cli("describe", r2, "--json")
+	require.Contains(t, desc, `"policy": "eager.yaml@`, "the preemption is recorded with the policy that made it")
+}
+
+func TestPromoteRefusesAPolicyForAnotherFleetOrWithoutTheTeams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a daemon")
+	}
+	base, err := filepath.Abs(filepath.Join("testdata", "promote-base.yaml"))
+	require.NoError(t, err)
+	d := newDaemon(t, base)
+	d.submit("prod", "high", 1, "STEPS=100000", "STEP_S=0.05")
+	bigger := promotedPolicy(t, "bigger.yaml", "count: 1}", "count: 2}")
+	_, errOut, code := d.cli("promote", bigger, "--to", "live")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "a promotion changes the policy, not the fleet")
+	noProd := promotedPolicy(t, "noprod.yaml", "  - {name: prod, quota: {local-gpu: 2}}\n", "")
+	_, errOut, code = d.cli("promote", noProd, "--to", "live")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `team "prod" has jobs and is not in the new policy`)
+	_, errOut, code = d.cli("promote", base, "--to", "kueue")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--to kueue: not built yet")
+}
+
+// On Kubernetes the dry run is made on snapshots of the cluster under each
+// policy, and the promotion writes the policy ConfigMap the controller
+// follows: its next decisions are the new policy's.
+func TestPromoteToTheKubernetesControllerRewritesItsPolicyConfigMap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	base, err := os.ReadFile("../../scenarios/live/kubernetes.yaml")
+	require.NoError(t, err)
+	never := strings.Replace(string(base), "{name: research, quota: {p5.48xlarge: 8}}", "{name: research, quota: {p5.48xlarge: 8}, preempt_within_team: never}", 1)
+	require.NotEqual(t, string(base), never)
+	c := kubetest.Start(t)
+	c.Nodes("p5.48xlarge", kube.ResourceNVIDIA, 8, 2)
+	serveOn(t, c, writePolicy(t, never))
+	cli := kubeCLI(c.Kubeconfig)
+	tol := kubetest.FakeTaint.Key + "=" + kubetest.FakeTaint.Value + ":" + string(kubetest.FakeTaint.Effect)
+	submit := func(team, class string) string {
+		t.Helper()
+		out, errs, code := cli("submit", "--team", team, "--priority", class, "--accelerators", "8", "--image", "train:1", "--toleration", tol, "--", "python", "train.py")
+		require.Equal(t, 0, code, errs)
+		return strings.TrimSpace(out)
+	}
+	r1 := submit("research", "low")
+	waitKubeState(t, cli, r1, live.StateRunning)
+	p1 := submit("prod", "low")
+	waitKubeState(t, cli, p1, live.StateRunning)
+	r2 := submit("research", "high")
+	time.Sleep(time.Second)
+	require.Equal(t, live.StatePending, kubeState(t, cli, r2).State, "research may not preempt its own jobs yet")
+
+	eager := writePolicy(t, string(base))
+	out, errs, code := cli("promote", eager, "--to", "live", "--dry-run")
+	require.Equal(t, 0, code, errs)
+	require.Regexp(t, `(?m)^\s*`+r1+`\s+no change\s+preempted: InClusterQueue\s*$`, out)
+	require.Contains(t, out, "dry run: nothing changed")
+	require.Equal(t, live.StateRunning, kubeState(t, cli, r1).State)
+
+	out, errs, code = cli("promote", eager, "--to", "live")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "applied: wrote "+eager+" to ConfigMap allot-system/allot-policy")
+	cm, err := c.Client.CoreV1().ConfigMaps("allot-system").Get(context.Background(), "allot-policy", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, string(base), cm.Data[kube.PolicyKey])
+	waitKubeState(t, cli, r1, live.StatePreempted)
+	waitKubeState(t, cli, r2, live.StateRunning)
+	require.Equal(t, live.StateRunning, kubeState(t, cli, p1).State, "prod's job runs on")
+}

@@ -39,8 +39,10 @@ type fleetPlanner struct {
 	growth   string
 	frontier string // the objective path the frontier is drawn against
 	progress *progress
-	sims     int // simulations run, over every search
-	fleets   int // fleets simulated, over every search
+	rounds   *roundCache // the merged rounds of a sharded plan (nil: alone)
+	scale    float64     // the demand scale being planned
+	sims     int         // simulations run, over every search
+	fleets   int         // fleets simulated, over every search
 	warnings []string
 }
 
@@ -135,7 +137,7 @@ func newFleetPlanner(path string, f *planFlags) (*fleetPlanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &fleetPlanner{base: s, workers: f.workers, width: f.width, price: map[string]float64{}, warnings: []string{}}
+	pl := &fleetPlanner{base: s, workers: f.workers, width: f.width, price: map[string]float64{}, warnings: []string{}, scale: 1}
 	if pl.workers <= 0 {
 		pl.workers = runtime.GOMAXPROCS(0)
 	}
@@ -365,32 +367,35 @@ func (pl *fleetPlanner) evaluate(scen *scenarios.Scenario, ps []planner.Point, k
 		}
 	}
 	var jobs []job
-	for i := range ps {
+	var keys []string
+	for i, p := range ps {
 		if scens[i] == nil {
 			continue // no job of a class could start: nothing to simulate
 		}
 		for s := range pl.seeds {
 			jobs = append(jobs, job{i, s})
+			keys = append(keys, fmt.Sprintf("%g %v %d", pl.scale, []int(p), pl.seeds[s]))
 		}
 	}
-	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range pl.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				errs[j] = pl.runFleet(scens[jobs[j].p], runs[jobs[j].p], jobs[j].s)
-			}
-		}()
+	mine, err := pl.rounds.split(keys)
+	if err != nil {
+		return nil, err
 	}
-	for j := range jobs {
-		next <- j
+	if err := parallel(len(mine), pl.workers, func(m int) error {
+		j := jobs[mine[m]]
+		return pl.runFleet(scens[j.p], runs[j.p], j.s)
+	}); err != nil {
+		return nil, err
 	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	for j, jb := range jobs {
+		r := runs[jb.p]
+		if slices.Contains(mine, j) {
+			pl.rounds.put(r.stored(keys[j], jb.s))
+		} else if st, ok := pl.rounds.get(keys[j]); ok {
+			r.load(st, jb.s)
+		}
+	}
+	if err := pl.rounds.afterBatch(); err != nil {
 		return nil, err
 	}
 	pl.sims += len(jobs)
@@ -403,6 +408,51 @@ func (pl *fleetPlanner) evaluate(scen *scenarios.Scenario, ps []planner.Point, k
 		known[pointKey(p)] = runs[i]
 	}
 	return runs, nil
+}
+
+// stored is seed k of a fleet's runs, as a round keeps it.
+func (r *fleetRun) stored(key string, k int) storedRun {
+	st := storedRun{Key: key, Frontier: r.frontier[k]}
+	for i := range r.value {
+		st.Values, st.Met, st.At = append(st.Values, r.value[i][k]), append(st.Met, r.met[i][k]), append(st.At, r.at[i][k])
+	}
+	for _, key := range planKPIs {
+		st.KPIs = append(st.KPIs, r.kpis[key][k])
+	}
+	return st
+}
+
+// load files seed k of a fleet's runs from a merged round.
+func (r *fleetRun) load(st storedRun, k int) {
+	r.frontier[k] = st.Frontier
+	for i := range r.value {
+		r.value[i][k], r.met[i][k], r.at[i][k] = st.Values[i], st.Met[i], st.At[i]
+	}
+	for i, key := range planKPIs {
+		r.kpis[key][k] = st.KPIs[i]
+	}
+}
+
+// parallel runs f(0..n-1) on workers goroutines and joins their errors.
+func parallel(n, workers int, f func(int) error) error {
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				errs[j] = f(j)
+			}
+		}()
+	}
+	for j := range n {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func pointKey(p planner.Point) string { return fmt.Sprint([]int(p)) }
@@ -619,6 +669,7 @@ func (pl *fleetPlanner) growthPlan() (*reports.Plan, error) {
 	fleet := pl.base.NodeCounts()
 	var out *reports.Plan
 	for q, k := range pl.scales {
+		pl.scale = k
 		scen, err := pl.base.WithDemandScale(k)
 		if err != nil {
 			return nil, badInput(err)

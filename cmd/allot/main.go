@@ -50,6 +50,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	var ec *exitCode
+	if errors.As(err, &ec) { // a command run in process said why already
+		return ec.code
+	}
 	fmt.Fprintln(stderr, report(cmd, err))
 	var pe *problemError
 	if errors.As(err, &pe) {

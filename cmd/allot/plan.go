@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/allot-sim/allot/reports"
+	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim/planner"
 	"github.com/spf13/cobra"
 )
@@ -32,6 +34,7 @@ type planFlags struct {
 	scales      string
 	anyStarved  bool
 	policy      string
+	round       roundFlags
 }
 
 func newPlanCmd() *cobra.Command {
@@ -90,12 +93,24 @@ each quarter. Exit 1 when no fleet in the ranges meets every objective.`,
 	fl.StringVar(&f.scales, "demand-scales", "", "a list of demand scales to plan in turn, e.g. 1,1.2,1.5 (instead of --demand-growth)")
 	fl.BoolVar(&f.anyStarved, "allow-unstarted", false, "do not add 'jobs.unstarted_share <= 1%' to the objectives")
 	fl.StringVar(&f.policy, "policy", "", "policy kind or policy file to plan with instead of the scenario's")
+	addRoundFlags(cmd, &f.round)
 	return cmd
 }
 
 func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	pl, err := newFleetPlanner(path, f)
 	if err != nil {
+		return err
+	}
+	policyFile := ""
+	if f.policy != "" && !slices.Contains(scenarios.Kinds, f.policy) {
+		policyFile = f.policy
+	}
+	digest, err := searchDigest(path, policyFile, pl.base.TracePath)
+	if err != nil {
+		return err
+	}
+	if pl.rounds, err = openRounds(cmd, &f.round, "plan", []string{path}, digest); err != nil {
 		return err
 	}
 	bar := newProgress(cmd.ErrOrStderr(), f.asJSON, "planning")
@@ -107,7 +122,7 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 		p, err = pl.plan(pl.base, pl.space(nil))
 	}
 	bar.done()
-	if err != nil {
+	if handled, err := pl.rounds.finish(cmd, f.outDir, err); handled || err != nil {
 		return err
 	}
 	if f.outDir != "" {

@@ -33,6 +33,7 @@ type tuneFlags struct {
 	rounds     int
 	anyStarved bool
 	policy     string
+	round      roundFlags
 }
 
 func newTuneCmd() *cobra.Command {
@@ -81,6 +82,7 @@ Exit 1 when no candidate meets the constraints.`,
 	fl.IntVar(&f.rounds, "rounds", 10, "rounds of the search at most")
 	fl.BoolVar(&f.anyStarved, "allow-unstarted", false, "do not add 'jobs.unstarted_share <= 1%' to the constraints")
 	fl.StringVar(&f.policy, "policy", "", "policy file to start from (its settings are tuned) instead of the scenario's")
+	addRoundFlags(cmd, &f.round)
 	return cmd
 }
 
@@ -192,6 +194,7 @@ type tuner struct {
 	seeds    []uint64
 	workers  int
 	progress *progress
+	rounds   *roundCache // the merged rounds of a sharded tune (nil: alone)
 	sims     int
 }
 
@@ -308,8 +311,9 @@ func (t *tuner) settings(values []string) []scenarios.Setting {
 	return out
 }
 
-// evaluate runs scenarios on every seed, all runs in parallel.
-func (t *tuner) evaluate(scens []*scenarios.Scenario) ([]*tuneRun, error) {
+// evaluate runs scenarios (named by keys: the settings, or "shipped") on
+// every seed, all runs in parallel.
+func (t *tuner) evaluate(names []string, scens []*scenarios.Scenario) ([]*tuneRun, error) {
 	runs := make([]*tuneRun, len(scens))
 	for i := range runs {
 		r := &tuneRun{value: make([]float64, len(t.seeds))}
@@ -319,26 +323,43 @@ func (t *tuner) evaluate(scens []*scenarios.Scenario) ([]*tuneRun, error) {
 		}
 		runs[i] = r
 	}
-	n := len(scens) * len(t.seeds)
-	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range t.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				errs[j] = t.runOne(scens[j/len(t.seeds)], runs[j/len(t.seeds)], j%len(t.seeds))
+	var keys []string
+	for _, name := range names {
+		for _, seed := range t.seeds {
+			keys = append(keys, fmt.Sprintf("%s %d", name, seed))
+		}
+	}
+	n := len(t.seeds)
+	mine, err := t.rounds.split(keys)
+	if err != nil {
+		return nil, err
+	}
+	if err := parallel(len(mine), t.workers, func(m int) error {
+		j := mine[m]
+		return t.runOne(scens[j/n], runs[j/n], j%n)
+	}); err != nil {
+		return nil, err
+	}
+	for j, key := range keys {
+		r, k := runs[j/n], j%n
+		if slices.Contains(mine, j) {
+			st := storedRun{Key: key, Value: r.value[k]}
+			for i := range r.vals {
+				st.Values, st.Met = append(st.Values, r.vals[i][k]), append(st.Met, r.met[i][k])
 			}
-		}()
+			t.rounds.put(st)
+		} else if st, ok := t.rounds.get(key); ok {
+			r.value[k] = st.Value
+			for i := range r.vals {
+				r.vals[i][k], r.met[i][k] = st.Values[i], st.Met[i]
+			}
+		}
 	}
-	for j := range n {
-		next <- j
+	if err := t.rounds.afterBatch(); err != nil {
+		return nil, err
 	}
-	close(next)
-	wg.Wait()
-	t.sims += n
-	return runs, errors.Join(errs...)
+	t.sims += len(keys)
+	return runs, nil
 }
 
 func (t *tuner) runOne(s *scenarios.Scenario, r *tuneRun, k int) error {
@@ -418,6 +439,13 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	if err != nil {
 		return err
 	}
+	digest, err := searchDigest(path, t.srcName, t.base.TracePath)
+	if err != nil {
+		return err
+	}
+	if t.rounds, err = openRounds(cmd, &f.round, "tune", []string{path}, digest); err != nil {
+		return err
+	}
 	t.progress = newProgress(cmd.ErrOrStderr(), f.asJSON, "tuning")
 	defer t.progress.done()
 	knobs := make([]planner.Knob, len(t.params))
@@ -441,7 +469,11 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 			}
 			scens[i] = s
 		}
-		runs, err := t.evaluate(scens)
+		names := make([]string, len(cs))
+		for i, c := range cs {
+			names[i] = strings.Join(tu.Settings(c), "|")
+		}
+		runs, err := t.evaluate(names, scens)
 		if err != nil {
 			return nil, err
 		}
@@ -453,16 +485,15 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 		t.progress.update(float64(tu.Rounds())/float64(f.rounds), fmt.Sprintf("round %d, %d candidates", tu.Rounds(), len(tu.Simulated())))
 		return out, nil
 	})
-	if err != nil {
-		return err
-	}
+	var both []*tuneRun
 	best, _, found := tu.Best()
-	tunedScen, err := t.scenario(t.settings(tu.Settings(best)))
-	if err != nil {
-		return err
+	var tunedScen *scenarios.Scenario
+	if err == nil {
+		if tunedScen, err = t.scenario(t.settings(tu.Settings(best))); err == nil {
+			both, err = t.evaluate([]string{"shipped", strings.Join(tu.Settings(best), "|")}, []*scenarios.Scenario{t.base, tunedScen})
+		}
 	}
-	both, err := t.evaluate([]*scenarios.Scenario{t.base, tunedScen})
-	if err != nil {
+	if handled, err := t.rounds.finish(cmd, f.outDir, err); handled || err != nil {
 		return err
 	}
 	res.Found, res.Settings = found, t.settings(tu.Settings(best))

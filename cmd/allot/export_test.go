@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestExportKueueWritesObjectsConfigAndWarnings(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := cli("export", "kueue", "../../scenarios/hyperpod-teams.yaml", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	objs, err := os.ReadFile(filepath.Join(dir, "objects.yaml"))
+	require.NoError(t, err)
+	docs := strings.Split(string(objs), "\n---\n")
+	require.True(t, strings.HasPrefix(docs[0], "apiVersion: v1\nkind: Namespace\n"), "namespaces first:\n%s", docs[0])
+	require.Contains(t, string(objs), "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n")
+	require.NotContains(t, string(objs), "status:")
+	conf, err := os.ReadFile(filepath.Join(dir, "kueue-config.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(conf), "kind: Configuration")
+	warnings, err := os.ReadFile(filepath.Join(dir, "warnings.txt"))
+	require.NoError(t, err)
+	for _, w := range strings.Split(strings.TrimSpace(string(warnings)), "\n") {
+		require.Contains(t, errOut, "warning: "+w, "each warning is on standard error too")
+	}
+
+	code, out, errOut := cli("export", "kueue", "../../scenarios/amazon-search.yaml")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "name: ranking-prod")
+
+	code, _, errOut = cli("export", "hyperpod", "../../scenarios/amazon-search.yaml")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "export hyperpod: not built yet")
+	code, _, errOut = cli("export", "kueue", "../../scenarios/live/kubernetes.yaml")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "the export needs the fleet's instance types")
+}
+
+func TestExportNamesTeamsAsKubernetesNamesAndSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "odd.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`name: odd
+fleet:
+  nodes: [{type: p5.48xlarge, count: 2}]
+teams:
+  - {name: app_131, quota: {p5.48xlarge: 8}}
+  - {name: App-131, quota: {p5.48xlarge: 8}}
+priority_classes: [{name: normal, value: 1}]
+policy: {kind: quota}
+`), 0o644))
+	code, out, errOut := cli("export", "kueue", path)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, `team app_131: "app_131" is not a Kubernetes name; exported as "app-131"`)
+	require.Contains(t, errOut, `team App-131: "App-131" is not a Kubernetes name; exported as "app-131-2"`)
+	require.Contains(t, out, "clusterQueue: app-131-2")
+}

@@ -1,0 +1,139 @@
+package export
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/allot-sim/allot/live/kube/kubetest"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+func load(t *testing.T, path string) *scenarios.Scenario {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	s, err := scenarios.ParseLive(path, data, nil)
+	require.NoError(t, err)
+	return s
+}
+
+func TestAmazonSearchBecomesAClusterQueuePerTeamInOneCohort(t *testing.T) {
+	k, err := ToKueue(load(t, "../amazon-search.yaml"))
+	require.NoError(t, err)
+	require.Len(t, k.Namespaces, 9)
+	require.Len(t, k.ClusterQueues, 9)
+	require.Len(t, k.LocalQueues, 9)
+	require.Len(t, k.Cohorts, 1)
+	require.Equal(t, "default", k.Cohorts[0].Name)
+	require.Equal(t, map[string]string{InstanceTypeLabel: "p5.48xlarge"}, k.Flavors[0].Spec.NodeLabels)
+	require.Equal(t, int32(100), k.PriorityClasses[0].Value)
+
+	cq := k.ClusterQueues[0]
+	require.Equal(t, "ranking-prod", cq.Name)
+	require.Equal(t, kueue.CohortReference("default"), cq.Spec.CohortName)
+	require.Equal(t, kueue.BestEffortFIFO, cq.Spec.QueueingStrategy)
+	require.Equal(t, "2", cq.Spec.FairSharing.Weight.String())
+	require.Equal(t, kueue.PreemptionPolicyAny, cq.Spec.Preemption.ReclaimWithinCohort)
+	require.Equal(t, kueue.PreemptionPolicyLowerPriority, cq.Spec.Preemption.WithinClusterQueue)
+	require.Equal(t, kueue.BorrowWithinCohortPolicyNever, cq.Spec.Preemption.BorrowWithinCohort.Policy)
+	require.Equal(t, kueue.TryNextFlavor, cq.Spec.FlavorFungibility.WhenCanBorrow, "fallback: try-next-type")
+	require.Equal(t, kueue.TryNextFlavor, cq.Spec.FlavorFungibility.WhenCanPreempt)
+	g := cq.Spec.ResourceGroups[0]
+	require.Equal(t, []corev1.ResourceName{"nvidia.com/gpu"}, g.CoveredResources)
+	require.Equal(t, kueue.ResourceFlavorReference("p5.48xlarge"), g.Flavors[0].Name, "H100 first")
+	require.Equal(t, "64", g.Flavors[0].Resources[0].NominalQuota.String())
+	require.Nil(t, g.Flavors[0].Resources[0].BorrowingLimit, "borrowing unlimited")
+	require.Equal(t, "80", g.Flavors[1].Resources[0].NominalQuota.String())
+	require.Equal(t, kueue.ClusterQueueReference("ranking-prod"), k.LocalQueues[0].Spec.ClusterQueue)
+	require.Equal(t, "ranking-prod", k.LocalQueues[0].Namespace)
+
+	require.NotNil(t, k.Config.FairSharing)
+	require.Equal(t, []string{"policy.preemption.grace_period 2m0s: set the Jobs' pod terminationGracePeriodSeconds; Kueue does not carry it"}, k.Warnings)
+}
+
+func TestHyperPodLimitsBecomeBorrowingLimitsAndThePoolARootQuota(t *testing.T) {
+	k, err := ToKueue(load(t, "../hyperpod-teams.yaml"))
+	require.NoError(t, err)
+	for _, cq := range k.ClusterQueues {
+		for _, f := range cq.Spec.ResourceGroups[0].Flavors {
+			for _, r := range f.Resources {
+				if r.Name == "nvidia.com/gpu" {
+					require.NotNil(t, r.BorrowingLimit, "%s: the 50%% borrow limit", cq.Name)
+					require.Equal(t, r.NominalQuota.Value()/2, r.BorrowingLimit.Value(), cq.Name)
+				}
+			}
+		}
+	}
+}
+
+// shippedScenarios is every shipped scenario and policy file with a fleet.
+func shippedScenarios(t *testing.T) []string {
+	var out []string
+	require.NoError(t, filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "export") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, ".yaml") {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			if strings.Contains(string(data), "\nfleet:") || strings.HasPrefix(string(data), "fleet:") {
+				out = append(out, p)
+			}
+		}
+		return nil
+	}))
+	require.Greater(t, len(out), 15)
+	return out
+}
+
+// Every shipped scenario's export applies to a real API server with
+// Kueue v0.17's CRDs: the schema and its validation rules accept it.
+func TestKueueExportOfEveryShippedScenarioIsAcceptedByTheAPIServer(t *testing.T) {
+	c := kubetest.Start(t)
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kueue").Output()
+	require.NoError(t, err)
+	crds := filepath.Join(strings.TrimSpace(string(dir)), "config", "components", "crd", "bases")
+	var files []string
+	for _, kind := range []string{"resourceflavors", "workloadpriorityclasses", "cohorts", "clusterqueues", "localqueues"} {
+		files = append(files, filepath.Join(crds, "kueue.x-k8s.io_"+kind+".yaml"))
+	}
+	c.Apply(files...)
+	kubectl := filepath.Join(os.Getenv(kubetest.BinEnv), "kubectl")
+	out, err := exec.Command(kubectl, "--kubeconfig", c.Kubeconfig, "wait", "--for=condition=Established", "--timeout=60s",
+		"crd/clusterqueues.kueue.x-k8s.io", "crd/cohorts.kueue.x-k8s.io", "crd/localqueues.kueue.x-k8s.io",
+		"crd/resourceflavors.kueue.x-k8s.io", "crd/workloadpriorityclasses.kueue.x-k8s.io").CombinedOutput()
+	require.NoError(t, err, string(out))
+	// One apply of every scenario's objects (names shared between
+	// scenarios are the same objects, updated); a failure is then pinned
+	// to its scenario.
+	var all []byte
+	perScenario := map[string]string{}
+	for _, p := range shippedScenarios(t) {
+		k, err := ToKueue(load(t, p))
+		require.NoError(t, err, p)
+		objs, err := k.ObjectsYAML()
+		require.NoError(t, err, p)
+		f := filepath.Join(t.TempDir(), "objects.yaml")
+		require.NoError(t, os.WriteFile(f, objs, 0o644))
+		perScenario[p] = f
+		all = append(append(all, objs...), "---\n"...)
+	}
+	f := filepath.Join(t.TempDir(), "all.yaml")
+	require.NoError(t, os.WriteFile(f, all, 0o644))
+	if out, err := exec.Command(kubectl, "--kubeconfig", c.Kubeconfig, "apply", "-f", f).CombinedOutput(); err != nil {
+		for p, f := range perScenario {
+			out, err := exec.Command(kubectl, "--kubeconfig", c.Kubeconfig, "apply", "-f", f).CombinedOutput()
+			require.NoError(t, err, "%s:\n%s", p, out)
+		}
+		t.Fatalf("every scenario applies alone, not together:\n%s", out)
+	}
+}

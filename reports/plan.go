@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -275,7 +276,7 @@ func planCharts(p *Plan) ([]Chart, error) {
 		}
 	}
 	all := append(slices.Clone(met), missed...)
-	slices.SortFunc(all, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+	slices.SortFunc(all, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 	if len(all) > 1 {
 		if err := pn.line("frontier", "other", otherLook(0), all, lineW); err != nil {
 			return nil, err
@@ -354,16 +355,6 @@ func frontierValue(p *Plan) float64 {
 		if maps.Equal(fp.Fleet, p.Fleet) {
 			return fp.Value
 		}
-	}
-	return 0
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
 	}
 	return 0
 }

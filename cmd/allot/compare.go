@@ -12,7 +12,6 @@ import (
 
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/sim"
 	"github.com/spf13/cobra"
 )
 
@@ -182,14 +181,9 @@ func runComparison(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs 
 }
 
 func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error) {
-	in, err := simInput(s, seed)
+	col, err := simulateOnce(s, seed)
 	if err != nil {
 		return nil, err
-	}
-	defer in.Source.Close()
-	col := reports.NewCollector()
-	if err := sim.Run(in, col); err != nil {
-		return nil, placeJobError(s, err)
 	}
 	checkObjectives(col.Summary(), s.Objectives)
 	return reports.Contribution(seed, col.Data()), nil

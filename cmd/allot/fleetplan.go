@@ -14,7 +14,6 @@ import (
 	"github.com/allot-sim/allot/hardware"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/sim"
 	"github.com/allot-sim/allot/sim/planner"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -129,6 +128,32 @@ func steer(o scenarios.Objective) string {
 	return steerChecked
 }
 
+// searchObjectives are what plan and tune must meet: the scenario's
+// objectives, each --objective not among them already, and, unless
+// anyStarved, "jobs.unstarted_share <= 1%" so that no answer is bought by
+// starving work.
+func searchObjectives(own []scenarios.Objective, texts []string, anyStarved bool) ([]scenarios.Objective, error) {
+	objs := slices.Clone(own)
+	same := func(a, b string) bool {
+		return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+	}
+	for _, text := range texts {
+		if slices.ContainsFunc(objs, func(o scenarios.Objective) bool { return same(o.Text, text) }) {
+			continue // the scenario has it already
+		}
+		o, err := scenarios.ParseObjective(text)
+		if err != nil {
+			return nil, fmt.Errorf("--objective: %w", err)
+		}
+		objs = append(objs, o)
+	}
+	if !anyStarved && !slices.ContainsFunc(objs, func(o scenarios.Objective) bool { return o.Path == "jobs.unstarted_share" }) {
+		o, _ := scenarios.ParseObjective("jobs.unstarted_share <= 1%")
+		objs = append(objs, o)
+	}
+	return objs, nil
+}
+
 // planKPIs are the headline figures reported at the chosen fleet.
 var planKPIs = []string{"utilization.mean", "utilization.p95_bucket", "goodput", "wait_all_s.p95", "preemptions_per_job", "jobs.unstarted_share", "cost.usd_per_useful_accelerator_hour"}
 
@@ -189,22 +214,9 @@ func newFleetPlanner(path string, f *planFlags) (*fleetPlanner, error) {
 }
 
 func (pl *fleetPlanner) readObjectives(f *planFlags) error {
-	pl.objs = slices.Clone(pl.base.Objectives)
-	for _, text := range f.objectives {
-		if slices.ContainsFunc(pl.objs, func(o scenarios.Objective) bool {
-			return strings.Join(strings.Fields(o.Text), " ") == strings.Join(strings.Fields(text), " ")
-		}) {
-			continue // the scenario has it already
-		}
-		o, err := scenarios.ParseObjective(text)
-		if err != nil {
-			return fmt.Errorf("--objective: %w", err)
-		}
-		pl.objs = append(pl.objs, o)
-	}
-	if !f.anyStarved && !slices.ContainsFunc(pl.objs, func(o scenarios.Objective) bool { return o.Path == "jobs.unstarted_share" }) {
-		o, _ := scenarios.ParseObjective("jobs.unstarted_share <= 1%")
-		pl.objs = append(pl.objs, o)
+	var err error
+	if pl.objs, err = searchObjectives(pl.base.Objectives, f.objectives, f.anyStarved); err != nil {
+		return err
 	}
 	if len(pl.objs) == 0 {
 		return fmt.Errorf("no objective to plan for: the scenario has none and no --objective was given")
@@ -459,16 +471,10 @@ func pointKey(p planner.Point) string { return fmt.Sprint([]int(p)) }
 
 // runFleet simulates one fleet on one seed and files what it says.
 func (pl *fleetPlanner) runFleet(s *scenarios.Scenario, r *fleetRun, k int) error {
-	in, err := simInput(s, pl.seeds[k])
+	sum, err := simulateSummary(s, pl.seeds[k])
 	if err != nil {
 		return err
 	}
-	defer in.Source.Close()
-	col := reports.NewCollector()
-	if err := sim.Run(in, col); err != nil {
-		return placeJobError(s, err)
-	}
-	sum := col.Summary()
 	for i, o := range pl.objs {
 		vs, err := reports.LookupAll(sum, o.Path)
 		if err != nil {

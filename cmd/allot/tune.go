@@ -15,7 +15,6 @@ import (
 
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/sim"
 	"github.com/allot-sim/allot/sim/planner"
 	"github.com/spf13/cobra"
 )
@@ -262,22 +261,8 @@ func newTuner(path string, f *tuneFlags) (*tuner, error) {
 		}
 		t.params = append(t.params, p)
 	}
-	t.objs = slices.Clone(base.Objectives)
-	for _, text := range f.objectives {
-		if slices.ContainsFunc(t.objs, func(o scenarios.Objective) bool {
-			return strings.Join(strings.Fields(o.Text), " ") == strings.Join(strings.Fields(text), " ")
-		}) {
-			continue // the scenario has it already
-		}
-		o, err := scenarios.ParseObjective(text)
-		if err != nil {
-			return nil, badInput(fmt.Errorf("--objective: %w", err))
-		}
-		t.objs = append(t.objs, o)
-	}
-	if !f.anyStarved && !slices.ContainsFunc(t.objs, func(o scenarios.Objective) bool { return o.Path == "jobs.unstarted_share" }) {
-		o, _ := scenarios.ParseObjective("jobs.unstarted_share <= 1%")
-		t.objs = append(t.objs, o)
+	if t.objs, err = searchObjectives(base.Objectives, f.objectives, f.anyStarved); err != nil {
+		return nil, badInput(err)
 	}
 	// Every level of every setting must make a valid policy: try each
 	// alone now, so a bad path or value is bad input, not a failed run.
@@ -363,16 +348,10 @@ func (t *tuner) evaluate(names []string, scens []*scenarios.Scenario) ([]*tuneRu
 }
 
 func (t *tuner) runOne(s *scenarios.Scenario, r *tuneRun, k int) error {
-	in, err := simInput(s, t.seeds[k])
+	sum, err := simulateSummary(s, t.seeds[k])
 	if err != nil {
 		return err
 	}
-	defer in.Source.Close()
-	col := reports.NewCollector()
-	if err := sim.Run(in, col); err != nil {
-		return placeJobError(s, err)
-	}
-	sum := col.Summary()
 	vs, err := reports.LookupAll(sum, t.key)
 	if err != nil {
 		return badInput(fmt.Errorf("--maximize/--minimize: %w", err))

@@ -143,3 +143,26 @@ func placeJobError(s *scenarios.Scenario, err error) error {
 	}
 	return &workload.FieldError{File: s.TracePath, Line: row, Unit: "row", Field: je.Column, Reason: fmt.Sprintf("job %q: %s", je.ID, je.Why), Err: err}
 }
+
+// simulateOnce runs a scenario on one seed into a collector.
+func simulateOnce(s *scenarios.Scenario, seed uint64) (*reports.Collector, error) {
+	in, err := simInput(s, seed)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Source.Close()
+	col := reports.NewCollector()
+	if err := sim.Run(in, col); err != nil {
+		return nil, placeJobError(s, err)
+	}
+	return col, nil
+}
+
+// simulateSummary runs a scenario on one seed and returns its summary.
+func simulateSummary(s *scenarios.Scenario, seed uint64) (*reports.Summary, error) {
+	col, err := simulateOnce(s, seed)
+	if err != nil {
+		return nil, err
+	}
+	return col.Summary(), nil
+}

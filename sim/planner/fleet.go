@@ -39,9 +39,12 @@ func (sp Space) GridPoints() int {
 // Point is a fleet: a node count per dimension.
 type Point []int
 
-func (p Point) key() string {
+func (p Point) key() string { return intsKey(p) }
+
+// intsKey names a list of whole numbers as a map key: "3,0,12".
+func intsKey(xs []int) string {
 	var b strings.Builder
-	for i, v := range p {
+	for i, v := range xs {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 )
 
 // Knob is one setting a tuning searches: the values it may take, in
@@ -18,16 +17,7 @@ type Knob struct {
 // Candidate is a setting of every knob: a level index per knob.
 type Candidate []int
 
-func (c Candidate) key() string {
-	var b strings.Builder
-	for i, v := range c {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprint(&b, v)
-	}
-	return b.String()
-}
+func (c Candidate) key() string { return intsKey(c) }
 
 // Score is what simulating a candidate on every seed said: whether every
 // constraint held on every seed, how many (constraint, seed) pairs missed,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,30 +31,41 @@ writes DIR/objects.yaml (ready for kubectl apply -f), DIR/kueue-config.yaml
 (the Configuration fields the policy needs) and DIR/warnings.txt (every
 setting dropped). The warnings go to standard error too.
 
-hyperpod and aws-batch are not built yet.`,
+export hyperpod --cluster-arn ARN writes the inputs of SageMaker's
+CreateClusterSchedulerConfig (priority classes, fair share, idle resource
+sharing) and one CreateComputeQuota per team (instances or accelerators
+per ml. instance type, resource sharing strategy and borrow limit,
+preemption of the team's own tasks, fair-share weight), typed with the AWS
+SDK for Go v2, as JSON for the AWS CLI's --cli-input-json: with -o DIR,
+scheduler-config.json and compute-quota-TEAM.json. An instance type
+HyperPod does not offer is an error.
+
+aws-batch is not built yet.`,
 		Example: `  allot export kueue scenarios/amazon-search.yaml -o kueue/
-  allot export kueue scenarios/hyperpod-teams.yaml | head -40`,
+  allot export kueue scenarios/hyperpod-teams.yaml | head -40
+  allot export hyperpod scenarios/amazon-search.yaml --cluster-arn arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd1234efgh -o hp/`,
 		Args: cobra.ExactArgs(2),
 	}
-	var outDir string
-	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for objects.yaml, kueue-config.yaml and warnings.txt")
+	var outDir, clusterARN string
+	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the files (kueue: objects.yaml, kueue-config.yaml, warnings.txt; hyperpod: scheduler-config.json, compute-quota-TEAM.json, warnings.txt)")
+	cmd.Flags().StringVar(&clusterARN, "cluster-arn", "", "hyperpod: the ARN of the HyperPod cluster")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		switch args[0] {
-		case "kueue":
-		case "hyperpod", "aws-batch":
-			return badInput(fmt.Errorf("export %s: not built yet; this build exports to kueue", args[0]))
+		case "kueue", "hyperpod":
+		case "aws-batch":
+			return badInput(fmt.Errorf("export %s: not built yet; this build exports to kueue and hyperpod", args[0]))
 		default:
 			return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("%q: want kueue, hyperpod or aws-batch", args[0])}
 		}
-		data, err := os.ReadFile(args[1])
+		if args[0] == "hyperpod" && clusterARN == "" {
+			return &usageError{cmd: cmd.CommandPath(), msg: "export hyperpod needs --cluster-arn ARN: the HyperPod cluster the inputs are for"}
+		}
+		s, err := export.Load(args[1])
 		if err != nil {
 			return badInput(err)
 		}
-		s, err := scenarios.ParseLive(args[1], data, func() (string, error) {
-			return "", fmt.Errorf("the export needs the fleet's instance types: give a scenario or a policy file with a fleet section")
-		})
-		if err != nil {
-			return badInput(err)
+		if args[0] == "hyperpod" {
+			return exportHyperPod(cmd, s, args[1], clusterARN, outDir)
 		}
 		k, err := export.ToKueue(s)
 		if err != nil {
@@ -91,4 +103,55 @@ hyperpod and aws-batch are not built yet.`,
 		return nil
 	}
 	return cmd
+}
+
+// exportHyperPod writes the HyperPod task governance inputs.
+func exportHyperPod(cmd *cobra.Command, s *scenarios.Scenario, path, clusterARN, outDir string) error {
+	h, err := export.ToHyperPod(s, clusterARN)
+	if err != nil {
+		return badInput(fmt.Errorf("%s: %w", path, err))
+	}
+	for _, w := range h.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+	}
+	files := map[string]any{"scheduler-config.json": h.SchedulerConfig}
+	for i, q := range h.ComputeQuotas {
+		files["compute-quota-"+h.Teams[i]+".json"] = q
+	}
+	if outDir == "" {
+		var quotas []json.RawMessage
+		for _, q := range h.ComputeQuotas {
+			data, err := export.CLIJSON(q)
+			if err != nil {
+				return err
+			}
+			quotas = append(quotas, data)
+		}
+		sc, err := export.CLIJSON(h.SchedulerConfig)
+		if err != nil {
+			return err
+		}
+		return printJSON(cmd.OutOrStdout(), map[string]any{"scheduler_config": json.RawMessage(sc), "compute_quotas": quotas})
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	for name, v := range files {
+		data, err := export.CLIJSON(v)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(outDir, name), append(data, '\n')); err != nil {
+			return err
+		}
+	}
+	warnings := strings.Join(h.Warnings, "\n")
+	if warnings != "" {
+		warnings += "\n"
+	}
+	if err := writeFileAtomic(filepath.Join(outDir, "warnings.txt"), []byte(warnings)); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: scheduler-config.json and %d compute quotas; %d warnings\n", outDir, len(h.ComputeQuotas), len(h.Warnings))
+	return nil
 }

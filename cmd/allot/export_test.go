@@ -32,9 +32,9 @@ func TestExportKueueWritesObjectsConfigAndWarnings(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "name: ranking-prod")
 
-	code, _, errOut = cli("export", "hyperpod", "../../scenarios/amazon-search.yaml")
+	code, _, errOut = cli("export", "aws-batch", "../../scenarios/amazon-search.yaml")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, "export hyperpod: not built yet")
+	require.Contains(t, errOut, "export aws-batch: not built yet")
 	code, _, errOut = cli("export", "kueue", "../../scenarios/live/kubernetes.yaml")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "the export needs the fleet's instance types")
@@ -57,4 +57,21 @@ policy: {kind: quota}
 	require.Contains(t, errOut, `team app_131: "app_131" is not a Kubernetes name; exported as "app-131"`)
 	require.Contains(t, errOut, `team App-131: "App-131" is not a Kubernetes name; exported as "app-131-2"`)
 	require.Contains(t, out, "clusterQueue: app-131-2")
+}
+
+func TestExportHyperPodWritesOneInputFilePerCall(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := cli("export", "hyperpod", "../../scenarios/hyperpod-teams.yaml", "--cluster-arn", "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd1234efgh", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	for _, f := range []string{"scheduler-config.json", "compute-quota-team-a.json", "compute-quota-team-b.json", "warnings.txt"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "compute-quota-team-a.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"InstanceType": "ml.g5.8xlarge"`)
+	require.NotContains(t, string(data), "null")
+	code, _, errOut = cli("export", "hyperpod", "../../scenarios/hyperpod-teams.yaml")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "export hyperpod needs --cluster-arn ARN")
 }

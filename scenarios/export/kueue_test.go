@@ -16,9 +16,7 @@ import (
 
 func load(t *testing.T, path string) *scenarios.Scenario {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	s, err := scenarios.ParseLive(path, data, nil)
+	s, err := Load(path)
 	require.NoError(t, err)
 	return s
 }

@@ -1,0 +1,295 @@
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/allot-sim/allot/policies"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+)
+
+// HyperPod is a policy as SageMaker HyperPod task governance inputs: the
+// cluster's scheduler configuration and one compute quota per team, typed
+// with the AWS SDK for Go v2, for the AWS CLI's --cli-input-json.
+type HyperPod struct {
+	SchedulerConfig *sagemaker.CreateClusterSchedulerConfigInput
+	ComputeQuotas   []*sagemaker.CreateComputeQuotaInput
+	Teams           []string // by ComputeQuotas index
+	Warnings        []string
+}
+
+// The documented limits (API_SchedulerConfig, API_CreateComputeQuota).
+const (
+	hpMaxPriorityClasses = 10
+	hpMaxWeight          = 100
+	hpMinBorrow          = 1
+	hpMaxBorrow          = 500
+	hpMaxResources       = 15
+)
+
+// hpName is the pattern of HyperPod names (priority classes, teams,
+// configurations).
+var hpName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}$`)
+
+// ToHyperPod maps a scenario's policy onto HyperPod task governance for the
+// cluster clusterARN. An instance type HyperPod does not offer is an error.
+func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
+	m := s.Build().Model
+	h := &HyperPod{}
+	offered := types.ClusterInstanceType("").Values()
+	mlType := func(name string) (types.ClusterInstanceType, error) {
+		t := types.ClusterInstanceType("ml." + strings.TrimPrefix(name, "ml."))
+		if !slices.Contains(offered, t) {
+			return "", fmt.Errorf("instance type %s: HyperPod offers no %s", name, t)
+		}
+		return t, nil
+	}
+	base := hpNameOf(s.Name)
+
+	sc := &types.SchedulerConfig{FairShare: types.FairShareDisabled, IdleResourceSharing: types.IdleResourceSharingDisabled}
+	if m.FairSharing.Enabled {
+		sc.FairShare = types.FairShareEnabled
+	}
+	for _, c := range m.Cohorts {
+		if len(c.Quotas) > 0 {
+			sc.IdleResourceSharing = types.IdleResourceSharingEnabled // capacity outside every allocation
+		}
+	}
+	weights, changed := priorityWeights(s.Priority)
+	if changed {
+		h.warn("priority_classes: HyperPod weights run 0..100; the values were mapped in order onto that range (%s)", weightList(s.Priority, weights))
+	}
+	if len(s.Priority) > hpMaxPriorityClasses {
+		return nil, fmt.Errorf("priority_classes: %d classes; HyperPod takes at most %d", len(s.Priority), hpMaxPriorityClasses)
+	}
+	for i, p := range s.Priority {
+		if !hpName.MatchString(p.Name) {
+			return nil, fmt.Errorf("priority_classes[%s]: HyperPod names are lower-case letters, digits and '-', up to 41 characters", p.Name)
+		}
+		sc.PriorityClasses = append(sc.PriorityClasses, types.PriorityClass{Name: aws.String(p.Name), Weight: aws.Int32(weights[i])})
+	}
+	h.SchedulerConfig = &sagemaker.CreateClusterSchedulerConfigInput{Name: aws.String(base), ClusterArn: aws.String(clusterARN),
+		SchedulerConfig: sc, Description: aws.String("allot policy " + s.Name)}
+
+	for qi, q := range m.Queues {
+		t := s.Teams[qi]
+		team := hpNameOf(t.Name)
+		if team != t.Name {
+			h.warn("teams[%s]: HyperPod team names are lower-case letters, digits and '-': %q", t.Name, team)
+		}
+		cfg := &types.ComputeQuotaConfig{PreemptTeamTasks: types.PreemptTeamTasksNever, ResourceSharingConfig: &types.ResourceSharingConfig{}}
+		switch q.WithinQueue {
+		case policies.LowerPriority:
+			cfg.PreemptTeamTasks = types.PreemptTeamTasksLowerpriority
+		case policies.LowerOrNewerEqualPriority:
+			cfg.PreemptTeamTasks = types.PreemptTeamTasksLowerpriority
+			h.warn("teams[%s].preempt_within_team lower-or-newer-equal: HyperPod has LowerPriority only", t.Name)
+		}
+		rs := cfg.ResourceSharingConfig
+		lend, borrow := true, true
+		var borrowPct float64 = -1 // unlimited
+		for _, g := range q.Groups {
+			for _, fq := range g.Flavors {
+				f := m.Flavors[fq.Flavor]
+				it, err := mlType(f.Name)
+				if err != nil {
+					return nil, fmt.Errorf("teams[%s].quota: %w", t.Name, err)
+				}
+				acc := fq.Quotas[f.AccelResource]
+				if f.AccelResource < 0 {
+					return nil, fmt.Errorf("teams[%s].quota.%s: a CPU-only type; this export gives accelerator quotas", t.Name, f.Name)
+				}
+				if acc.HasLend && acc.LendLimit == 0 {
+					lend = false
+				} else if acc.HasLend && acc.LendLimit < acc.Nominal {
+					h.warn("teams[%s].lending_limit on %s: HyperPod lends all of a team's idle quota or none; it lends all", t.Name, f.Name)
+				}
+				if acc.HasBorrow && acc.BorrowLimit == 0 {
+					borrow = false
+				} else if acc.HasBorrow && acc.Nominal > 0 {
+					borrowPct = math.Max(borrowPct, 100*float64(acc.BorrowLimit)/float64(acc.Nominal))
+				}
+				if acc.Nominal == 0 {
+					continue
+				}
+				rc := types.ComputeQuotaResourceConfig{InstanceType: it}
+				if acc.Nominal%f.NodeAccel == 0 {
+					rc.Count = aws.Int32(int32(acc.Nominal / f.NodeAccel))
+				} else {
+					rc.Accelerators = aws.Int32(int32((acc.Nominal + policies.Milli - 1) / policies.Milli))
+				}
+				cfg.ComputeQuotaResources = append(cfg.ComputeQuotaResources, rc)
+			}
+		}
+		if len(cfg.ComputeQuotaResources) > hpMaxResources {
+			return nil, fmt.Errorf("teams[%s].quota: %d instance types; HyperPod takes at most %d", t.Name, len(cfg.ComputeQuotaResources), hpMaxResources)
+		}
+		switch {
+		case lend && borrow:
+			rs.Strategy = types.ResourceSharingStrategyLendandborrow
+		case lend:
+			rs.Strategy = types.ResourceSharingStrategyLend
+		default:
+			rs.Strategy = types.ResourceSharingStrategyDontlend
+			if borrow {
+				h.warn("teams[%s]: lend false with borrow true: HyperPod's DontLend does not borrow either", t.Name)
+			}
+		}
+		if rs.Strategy == types.ResourceSharingStrategyLendandborrow {
+			pct := borrowPct
+			if pct < 0 {
+				pct = hpMaxBorrow
+				h.warn("teams[%s]: borrowing without limit: HyperPod's BorrowLimit is at most %d%% of the team's allocation", t.Name, hpMaxBorrow)
+			}
+			lim := int32(math.Round(pct))
+			if lim < hpMinBorrow || lim > hpMaxBorrow {
+				lim = min(max(lim, hpMinBorrow), hpMaxBorrow)
+				h.warn("teams[%s].borrow_limit %.0f%%: HyperPod takes %d%%..%d%%; exported as %d%%", t.Name, pct, hpMinBorrow, hpMaxBorrow, lim)
+			}
+			rs.BorrowLimit = aws.Int32(lim)
+		}
+		w := int32(math.Round(q.Weight))
+		if float64(w) != q.Weight || w > hpMaxWeight {
+			w = min(max(w, 0), hpMaxWeight)
+			h.warn("teams[%s].weight %g: HyperPod's FairShareWeight is a whole number 0..100; exported as %d", t.Name, q.Weight, w)
+		}
+		h.ComputeQuotas = append(h.ComputeQuotas, &sagemaker.CreateComputeQuotaInput{
+			Name: aws.String(hpNameOf(base + "-" + team)), ClusterArn: aws.String(clusterARN), ComputeQuotaConfig: cfg,
+			ComputeQuotaTarget: &types.ComputeQuotaTarget{TeamName: aws.String(team), FairShareWeight: aws.Int32(w)},
+			ActivationState:    types.ActivationStateEnabled, Description: aws.String("allot team " + t.Name)})
+		h.Teams = append(h.Teams, team)
+		if q.Reclaim != policies.Any && q.Reclaim != policies.Never {
+			h.warn("teams[%s]: reclaim %s: HyperPod always reclaims lent compute", t.Name, q.Reclaim)
+		}
+		if q.BorrowWithin != policies.Never {
+			h.warn("teams[%s]: preempt_while_borrowing: HyperPod has no preemption by a borrowing team", t.Name)
+		}
+		if q.Strategy == policies.StrictFIFO {
+			h.warn("teams[%s]: queueing strict-fifo: HyperPod queues best effort", t.Name)
+		}
+	}
+	for _, c := range m.Cohorts {
+		if c.Parent >= 0 {
+			h.warn("cohorts[%s]: HyperPod puts every team in one cohort; the nesting is dropped", c.Name)
+			break
+		}
+	}
+	if len(m.Cohorts) > 1 && !slices.ContainsFunc(m.Cohorts, func(c policies.CohortSpec) bool { return c.Parent >= 0 }) {
+		h.warn("cohorts: HyperPod puts every team in one cohort; teams of separate cohorts will share")
+	}
+	if m.MinRuntime > 0 {
+		h.warn("policy.preemption.min_runtime: HyperPod has no protection from preemption after a start")
+	}
+	if s.Policy.Admission == "first-come" && len(s.Priority) > 0 {
+		h.warn("policy.admission first-come: HyperPod's first-come first-serve prioritisation is set on the console; the priority classes are exported for task ranking")
+	}
+	return h, nil
+}
+
+func (h *HyperPod) warn(format string, args ...any) {
+	h.Warnings = append(h.Warnings, fmt.Sprintf(format, args...))
+}
+
+// hpNameOf makes a HyperPod name: lower case, other characters '-', at
+// most 41 characters.
+func hpNameOf(s string) string {
+	out := strings.Trim(regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(out) > 41 {
+		out = strings.TrimRight(out[:41], "-")
+	}
+	if out == "" {
+		out = "allot"
+	}
+	return out
+}
+
+// priorityWeights maps priority values onto HyperPod's 0..100 weights: as
+// they are when they fit, else by rank, evenly, keeping the order.
+func priorityWeights(ps []scenarios.PriorityClass) ([]int32, bool) {
+	out := make([]int32, len(ps))
+	fits := true
+	for i, p := range ps {
+		fits = fits && p.Value >= 0 && p.Value <= hpMaxWeight
+		out[i] = int32(p.Value)
+	}
+	if fits {
+		return out, false
+	}
+	vals := make([]int, len(ps))
+	for i, p := range ps {
+		vals[i] = p.Value
+	}
+	sort.Ints(vals)
+	vals = slices.Compact(vals)
+	for i, p := range ps {
+		r := slices.Index(vals, p.Value)
+		out[i] = 0
+		if len(vals) > 1 {
+			out[i] = int32(math.Round(float64(hpMaxWeight) * float64(r) / float64(len(vals)-1)))
+		}
+	}
+	return out, true
+}
+
+func weightList(ps []scenarios.PriorityClass, w []int32) string {
+	var parts []string
+	for i, p := range ps {
+		parts = append(parts, fmt.Sprintf("%s %d→%d", p.Name, p.Value, w[i]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CLIJSON is an input as the AWS CLI's --cli-input-json takes it: the API's
+// member names, with members left unset left out.
+func CLIJSON(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(prune(m), "", "  ")
+}
+
+// prune drops nulls, empty strings and empty lists and objects.
+func prune(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if e = prune(e); e != nil {
+				out[k] = e
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []any:
+		var out []any
+		for _, e := range x {
+			if e = prune(e); e != nil {
+				out = append(out, e)
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case string:
+		if x == "" {
+			return nil
+		}
+	}
+	return v
+}

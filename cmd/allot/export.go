@@ -40,20 +40,31 @@ SDK for Go v2, as JSON for the AWS CLI's --cli-input-json: with -o DIR,
 scheduler-config.json and compute-quota-TEAM.json. An instance type
 HyperPod does not offer is an error.
 
-aws-batch is not built yet.`,
+export aws-batch writes, typed with the SDK's service/batch, the
+CreateSchedulingPolicy input (policy.kind fairshare: share identifiers
+with weightFactor = 1/weight, share decay, compute reservation; with
+quota_shares, or kind quota: a quota-share policy), the CreateJobQueue
+input that uses it, and under quota shares one CreateQuotaShare per team
+(whole instances per ml. type, strategy and borrow limit, in-share
+preemption): with -o DIR, scheduling-policy.json, job-queue.json,
+quota-share-TEAM.json.`,
 		Example: `  allot export kueue scenarios/amazon-search.yaml -o kueue/
   allot export kueue scenarios/hyperpod-teams.yaml | head -40
-  allot export hyperpod scenarios/amazon-search.yaml --cluster-arn arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd1234efgh -o hp/`,
+  allot export hyperpod scenarios/amazon-search.yaml --cluster-arn arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd1234efgh -o hp/
+  allot export aws-batch scenarios/amazon-search.yaml --region us-east-1 --account-id 123456789012 --service-environment training -o batch/`,
 		Args: cobra.ExactArgs(2),
 	}
 	var outDir, clusterARN string
+	var bt export.BatchTarget
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the files (kueue: objects.yaml, kueue-config.yaml, warnings.txt; hyperpod: scheduler-config.json, compute-quota-TEAM.json, warnings.txt)")
 	cmd.Flags().StringVar(&clusterARN, "cluster-arn", "", "hyperpod: the ARN of the HyperPod cluster")
+	cmd.Flags().StringVar(&bt.Region, "region", "", "aws-batch: the region, for the scheduling policy's ARN")
+	cmd.Flags().StringVar(&bt.Account, "account-id", "", "aws-batch: the account, for the scheduling policy's ARN")
+	cmd.Flags().StringVar(&bt.ComputeEnvironment, "compute-environment", "", "aws-batch: the compute environment the job queue sends jobs to")
+	cmd.Flags().StringVar(&bt.ServiceEnvironment, "service-environment", "", "aws-batch with quota shares: the SageMaker training service environment")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		switch args[0] {
-		case "kueue", "hyperpod":
-		case "aws-batch":
-			return badInput(fmt.Errorf("export %s: not built yet; this build exports to kueue and hyperpod", args[0]))
+		case "kueue", "hyperpod", "aws-batch":
 		default:
 			return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("%q: want kueue, hyperpod or aws-batch", args[0])}
 		}
@@ -64,8 +75,11 @@ aws-batch is not built yet.`,
 		if err != nil {
 			return badInput(err)
 		}
-		if args[0] == "hyperpod" {
+		switch args[0] {
+		case "hyperpod":
 			return exportHyperPod(cmd, s, args[1], clusterARN, outDir)
+		case "aws-batch":
+			return exportBatch(cmd, s, args[1], bt, outDir)
 		}
 		k, err := export.ToKueue(s)
 		if err != nil {
@@ -133,6 +147,41 @@ func exportHyperPod(cmd *cobra.Command, s *scenarios.Scenario, path, clusterARN,
 		}
 		return printJSON(cmd.OutOrStdout(), map[string]any{"scheduler_config": json.RawMessage(sc), "compute_quotas": quotas})
 	}
+	return writeExportFiles(cmd, outDir, files, h.Warnings)
+}
+
+// exportBatch writes the AWS Batch inputs.
+func exportBatch(cmd *cobra.Command, s *scenarios.Scenario, path string, bt export.BatchTarget, outDir string) error {
+	b, err := export.ToBatch(s, bt)
+	if err != nil {
+		return badInput(fmt.Errorf("%s: %w", path, err))
+	}
+	for _, w := range b.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+	}
+	files := map[string]any{"job-queue.json": b.JobQueue}
+	if b.SchedulingPolicy != nil {
+		files["scheduling-policy.json"] = b.SchedulingPolicy
+	}
+	for i, q := range b.QuotaShares {
+		files["quota-share-"+b.Teams[i]+".json"] = q
+	}
+	if outDir == "" {
+		all := map[string]json.RawMessage{}
+		for name, v := range files {
+			data, err := export.CLIJSON(v)
+			if err != nil {
+				return err
+			}
+			all[strings.TrimSuffix(name, ".json")] = data
+		}
+		return printJSON(cmd.OutOrStdout(), all)
+	}
+	return writeExportFiles(cmd, outDir, files, b.Warnings)
+}
+
+// writeExportFiles writes each input as --cli-input-json and the warnings.
+func writeExportFiles(cmd *cobra.Command, outDir string, files map[string]any, warnings []string) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
@@ -145,13 +194,13 @@ func exportHyperPod(cmd *cobra.Command, s *scenarios.Scenario, path, clusterARN,
 			return err
 		}
 	}
-	warnings := strings.Join(h.Warnings, "\n")
-	if warnings != "" {
-		warnings += "\n"
+	text := strings.Join(warnings, "\n")
+	if text != "" {
+		text += "\n"
 	}
-	if err := writeFileAtomic(filepath.Join(outDir, "warnings.txt"), []byte(warnings)); err != nil {
+	if err := writeFileAtomic(filepath.Join(outDir, "warnings.txt"), []byte(text)); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: scheduler-config.json and %d compute quotas; %d warnings\n", outDir, len(h.ComputeQuotas), len(h.Warnings))
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d inputs; %d warnings\n", outDir, len(files), len(warnings))
 	return nil
 }

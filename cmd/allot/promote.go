@@ -13,6 +13,7 @@ import (
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -24,6 +25,11 @@ func newPromoteCmd() *cobra.Command {
 		asJSON bool
 		socket string
 		kt     kubeTarget
+		outDir string
+		et     struct {
+			clusterARN string
+			batch      export.BatchTarget
+		}
 	)
 	cmd := &cobra.Command{
 		Use:   "promote POLICY --to live [--dry-run]",
@@ -44,18 +50,37 @@ With --backend kubernetes the dry run is made on a snapshot of the cluster
 (allot live snapshot) under each policy, and POLICY is written to the
 controller's policy ConfigMap (--policy-configmap), which it follows.
 
---dry-run shows the decisions and changes nothing. --to kueue, hyperpod
-and aws-batch are not built yet.`,
+--dry-run shows the decisions and changes nothing.
+
+--to kueue, hyperpod or aws-batch writes that engine's export to -o DIR,
+as allot export does (with --cluster-arn for HyperPod, and --region,
+--account-id, --compute-environment or --service-environment for Batch);
+applying it is the engine's own tools' work (kubectl apply, the AWS CLI).`,
 		Example: `  allot promote tuned.yaml --to live --dry-run
   allot promote tuned.yaml --to live
-  allot promote tuned.yaml --to live --backend kubernetes`,
+  allot promote tuned.yaml --to live --backend kubernetes
+  allot promote scenarios/amazon-search.yaml --to kueue -o kueue/`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch to {
 			case "live":
 			case "kueue", "hyperpod", "aws-batch":
-				return badInput(fmt.Errorf("--to %s: not built yet; this build promotes to live (a daemon, or the Kubernetes controller with --backend kubernetes)", to))
+				if outDir == "" {
+					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--to %s writes the export: give -o DIR", to)}
+				}
+				args := []string{"export", to, args[0], "-o", outDir}
+				for flag, v := range map[string]string{"cluster-arn": et.clusterARN, "region": et.batch.Region, "account-id": et.batch.Account,
+					"compute-environment": et.batch.ComputeEnvironment, "service-environment": et.batch.ServiceEnvironment} {
+					if v != "" {
+						args = append(args, "--"+flag, v)
+					}
+				}
+				if code := run(args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+					return &exitCode{code}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote the %s export to %s; apply it with the engine's own tools (docs/export.md)\n", to, outDir)
+				return nil
 			default:
 				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--to %q: want live, kueue, hyperpod or aws-batch", to)}
 			}
@@ -96,7 +121,13 @@ and aws-batch are not built yet.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&to, "to", "", "where to: live (kueue, hyperpod, aws-batch: not built yet)")
+	cmd.Flags().StringVar(&to, "to", "", "where to: live, kueue, hyperpod or aws-batch")
+	cmd.Flags().StringVarP(&outDir, "output", "o", "", "with --to kueue, hyperpod or aws-batch: the directory the export goes to")
+	cmd.Flags().StringVar(&et.clusterARN, "cluster-arn", "", "with --to hyperpod: the HyperPod cluster's ARN")
+	cmd.Flags().StringVar(&et.batch.Region, "region", "", "with --to aws-batch: the region")
+	cmd.Flags().StringVar(&et.batch.Account, "account-id", "", "with --to aws-batch: the account")
+	cmd.Flags().StringVar(&et.batch.ComputeEnvironment, "compute-environment", "", "with --to aws-batch: the compute environment")
+	cmd.Flags().StringVar(&et.batch.ServiceEnvironment, "service-environment", "", "with --to aws-batch and quota shares: the service environment")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show how decisions would change, and change nothing")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions under both policies as JSON")
 	addSocketFlag(cmd, &socket)

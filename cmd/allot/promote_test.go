@@ -112,7 +112,13 @@ func TestPromoteRefusesAPolicyForAnotherFleetOrWithoutTheTeams(t *testing.T) {
 	require.Contains(t, errOut, `team "prod" has jobs and is not in the new policy`)
 	_, errOut, code = d.cli("promote", base, "--to", "kueue")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, "--to kueue: not built yet")
+	require.Contains(t, errOut, "--to kueue writes the export: give -o DIR")
+	dir := t.TempDir()
+	out, errOut, code := d.cli("promote", base, "--to", "kueue", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "wrote the kueue export to "+dir)
+	_, err = os.Stat(filepath.Join(dir, "objects.yaml"))
+	require.NoError(t, err)
 }
 
 // On Kubernetes the dry run is made on snapshots of the cluster under each

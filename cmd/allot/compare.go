@@ -24,6 +24,7 @@ func newCompareCmd() *cobra.Command {
 		workers  int
 		shard    int
 		shards   int
+		engine   string
 	)
 	cmd := &cobra.Command{
 		Use:   "compare SCENARIO... [--policy KIND|FILE]...",
@@ -61,6 +62,14 @@ writes exactly what one machine would have.`,
 			plan, scens, err := planComparison(args, policies, seeds)
 			if err != nil {
 				return err
+			}
+			for i := range scens {
+				if scens[i], err = asEngine(cmd, scens[i], engine); err != nil {
+					return err
+				}
+				if engine != "" {
+					plan.Variants[i].Name += " (" + engine + ")"
+				}
 			}
 			var owned []int
 			for i := range plan.Runs() {
@@ -101,6 +110,7 @@ writes exactly what one machine would have.`,
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for comparison.json and the report (with --shard: for the shard file)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel runs (default: all cores)")
+	addEngineFlag(cmd, &engine)
 	cmd.Flags().IntVar(&shards, "shards", 1, "split the runs into this many shards (run each with --shard, then 'allot sweep merge')")
 	cmd.Flags().IntVar(&shard, "shard", 1, "with --shards: the shard to run, from 1 to --shards; its file goes to --out")
 	return cmd

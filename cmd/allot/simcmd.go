@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/reports"
+	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim"
 	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
@@ -29,6 +30,7 @@ func newSimCmd() *cobra.Command {
 		reference bool
 		cpuProf   string
 		memProf   string
+		engine    string
 	)
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
@@ -39,11 +41,15 @@ summary (spec/summary.md): utilisation, waits, fairness, goodput, cost.
 quota) or a policy file; --out writes the run's files.`,
 		Example: `  allot sim scenarios/amazon-search.yaml
   allot sim scenarios/amazon-search.yaml --policy fifo --json
-  allot sim scenarios/hyperpod-teams.yaml --seed 3 --out out/`,
+  allot sim scenarios/hyperpod-teams.yaml --seed 3 --out out/
+  allot sim scenarios/amazon-search.yaml --engine hyperpod`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := loadScenario(args[0], policy)
 			if err != nil {
+				return err
+			}
+			if s, err = asEngine(cmd, s, engine); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("seed") {
@@ -135,6 +141,7 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line, and each core shortcut's hits and misses as SHORTCUT lines, on standard error")
 	cmd.Flags().StringVar(&off, "off", "", "turn off the core's shortcuts named (comma-separated; docs/performance.md lists them): the same decisions")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
+	addEngineFlag(cmd, &engine)
 	cmd.Flags().StringVar(&memProf, "memprofile", "", "write a Go allocation profile of the simulation to this file (go tool pprof -sample_index=alloc_space)")
 	return cmd
 }
@@ -214,3 +221,23 @@ func printSummary(w io.Writer, s *reports.Summary) {
 
 // trimFloat writes a number without needless decimals.
 func trimFloat(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", x), ".0") }
+
+// addEngineFlag adds --engine: simulate a managed engine's own rules.
+func addEngineFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "engine", "", "kueue, hyperpod or aws-batch: simulate how that engine would run the exported policy (its own rules where they differ from allot's; docs/export.md)")
+}
+
+// asEngine applies --engine, saying on standard error what it changed.
+func asEngine(cmd *cobra.Command, s *scenarios.Scenario, engine string) (*scenarios.Scenario, error) {
+	if engine == "" {
+		return s, nil
+	}
+	out, notes, err := s.AsEngine(engine)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(cmd.ErrOrStderr(), "--engine %s: %s\n", engine, n)
+	}
+	return out, nil
+}

@@ -102,7 +102,9 @@ func ToBatch(s *scenarios.Scenario, target BatchTarget) (*Batch, error) {
 	return b, nil
 }
 
-func (b *Batch) warn(format string, args ...any) { b.Warnings = append(b.Warnings, fmt.Sprintf(format, args...)) }
+func (b *Batch) warn(format string, args ...any) {
+	b.Warnings = append(b.Warnings, fmt.Sprintf(format, args...))
+}
 
 // fairshare is Batch's fair-share policy: weightFactor is the inverse of
 // allot's weight; the decay window stands in for allot's half-life.

@@ -26,6 +26,7 @@ func newPromoteCmd() *cobra.Command {
 		socket string
 		kt     kubeTarget
 		outDir string
+		apply  bool
 		et     struct {
 			clusterARN string
 			batch      export.BatchTarget
@@ -55,11 +56,15 @@ controller's policy ConfigMap (--policy-configmap), which it follows.
 --to kueue, hyperpod or aws-batch writes that engine's export to -o DIR,
 as allot export does (with --cluster-arn for HyperPod, and --region,
 --account-id, --compute-environment or --service-environment for Batch);
-applying it is the engine's own tools' work (kubectl apply, the AWS CLI).`,
+with --apply, the Kueue objects are server-side applied to the cluster of
+the kubeconfig (--kubeconfig): every object is applied as a dry run first
+and the changes printed (create, or each field that changes), then for
+real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 		Example: `  allot promote tuned.yaml --to live --dry-run
   allot promote tuned.yaml --to live
   allot promote tuned.yaml --to live --backend kubernetes
-  allot promote scenarios/amazon-search.yaml --to kueue -o kueue/`,
+  allot promote scenarios/amazon-search.yaml --to kueue -o kueue/
+  allot promote tuned.yaml --to kueue -o kueue/ --apply --dry-run`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,8 +84,22 @@ applying it is the engine's own tools' work (kubectl apply, the AWS CLI).`,
 				if code := run(args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 					return &exitCode{code}
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote the %s export to %s; apply it with the engine's own tools (docs/export.md)\n", to, outDir)
-				return nil
+				if !apply {
+					fmt.Fprintf(cmd.OutOrStdout(), "wrote the %s export to %s; apply it with the engine's own tools (docs/export.md), or --apply for kueue\n", to, outDir)
+					return nil
+				}
+				if to != "kueue" {
+					return badInput(fmt.Errorf("--apply: only --to kueue applies to a cluster; apply %s's inputs with the AWS CLI", to))
+				}
+				s, err := export.Load(args[2])
+				if err != nil {
+					return badInput(err)
+				}
+				k, err := export.ToKueue(s)
+				if err != nil {
+					return badInput(err)
+				}
+				return applyKueue(cmd.OutOrStdout(), &kt, k, dryRun)
 			default:
 				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--to %q: want live, kueue, hyperpod or aws-batch", to)}
 			}
@@ -123,6 +142,7 @@ applying it is the engine's own tools' work (kubectl apply, the AWS CLI).`,
 	}
 	cmd.Flags().StringVar(&to, "to", "", "where to: live, kueue, hyperpod or aws-batch")
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "with --to kueue, hyperpod or aws-batch: the directory the export goes to")
+	cmd.Flags().BoolVar(&apply, "apply", false, "with --to kueue: server-side apply the objects to the cluster of the kubeconfig (a dry run and its changes first; with --dry-run, only that)")
 	cmd.Flags().StringVar(&et.clusterARN, "cluster-arn", "", "with --to hyperpod: the HyperPod cluster's ARN")
 	cmd.Flags().StringVar(&et.batch.Region, "region", "", "with --to aws-batch: the region")
 	cmd.Flags().StringVar(&et.batch.Account, "account-id", "", "with --to aws-batch: the account")

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +13,13 @@ import (
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/live/kube/kubetest"
+	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 )
 
 // promotedPolicy writes the base policy file with edits made to its text.
@@ -167,4 +174,49 @@ func TestPromoteToTheKubernetesControllerRewritesItsPolicyConfigMap(t *testing.T
 	waitKubeState(t, cli, r1, live.StatePreempted)
 	waitKubeState(t, cli, r2, live.StateRunning)
 	require.Equal(t, live.StateRunning, kubeState(t, cli, p1).State, "prod's job runs on")
+}
+
+// --to kueue --apply server-side applies the export: a dry run lists what
+// would be created or changed, field by field, and changes nothing; the
+// apply then makes the cluster's objects the export's.
+func TestPromoteToKueueAppliesTheExportServerSide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	c := kubetest.Start(t)
+	c.ApplyCRDs("sigs.k8s.io/kueue", "config/components/crd/bases", export.KueueCRDs...)
+	promote := func(path string, extra ...string) (string, string, int) {
+		var o, e bytes.Buffer
+		code := run(append([]string{"promote", path, "--to", "kueue", "-o", t.TempDir(), "--apply", "--kubeconfig", c.Kubeconfig}, extra...), &o, &e)
+		return o.String(), e.String(), code
+	}
+	out, errOut, code := promote("../../scenarios/amazon-search.yaml", "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "kueue: server-side apply (field manager allot), dry run:")
+	require.Contains(t, out, "create  ClusterQueue ranking-prod")
+	cqs := schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "clusterqueues"}
+	dyn := dynamic.NewForConfigOrDie(c.AdminConfig())
+	_, err := dyn.Resource(cqs).Get(context.Background(), "ranking-prod", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "a dry run creates nothing: %v", err)
+
+	out, errOut, code = promote("../../scenarios/amazon-search.yaml")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "applied 33 objects")
+
+	data, err := os.ReadFile("../../scenarios/amazon-search.yaml")
+	require.NoError(t, err)
+	smaller := strings.Replace(string(data), "{name: ranking-prod, quota: {p5.48xlarge: 64,", "{name: ranking-prod, quota: {p5.48xlarge: 32,", 1)
+	path := filepath.Join(t.TempDir(), "amazon-search.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(smaller), 0o644))
+	out, errOut, code = promote(path, "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "update  ClusterQueue ranking-prod: spec.resourceGroups[0].flavors[0].resources[0].nominalQuota 64 → 32")
+	require.Contains(t, out, "update  Cohort default: spec.resourceGroups (none) → ", "the 32 GPUs no quota covers now are the root cohort's")
+	require.Contains(t, out, "(31 objects unchanged)")
+	out, errOut, code = promote(path)
+	require.Equal(t, 0, code, errOut)
+	cq, err := dyn.Resource(cqs).Get(context.Background(), "ranking-prod", metav1.GetOptions{})
+	require.NoError(t, err)
+	q, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
+	require.Contains(t, fmt.Sprint(q), "nominalQuota:32")
 }

@@ -20,6 +20,11 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
+// KueueCRDs are the CRD files (in the kueue module's
+// config/components/crd/bases) of the kinds an export writes.
+var KueueCRDs = []string{"kueue.x-k8s.io_resourceflavors", "kueue.x-k8s.io_workloadpriorityclasses", "kueue.x-k8s.io_cohorts",
+	"kueue.x-k8s.io_clusterqueues", "kueue.x-k8s.io_localqueues"}
+
 // InstanceTypeLabel is the node label a ResourceFlavor selects its nodes by.
 const InstanceTypeLabel = "node.kubernetes.io/instance-type"
 
@@ -353,7 +358,10 @@ func fmtDur(s float64) string { return (time.Duration(s) * time.Second).String()
 // ObjectsYAML is every object as multi-document YAML, in the order kubectl
 // apply needs: namespaces, flavors, priority classes, cohorts (parents
 // first), cluster queues, local queues.
-func (k *Kueue) ObjectsYAML() ([]byte, error) {
+func (k *Kueue) ObjectsYAML() ([]byte, error) { return docs(k.Objects()) }
+
+// Objects is every object in the order kubectl apply needs.
+func (k *Kueue) Objects() []any {
 	var objs []any
 	for _, o := range k.Namespaces {
 		objs = append(objs, o)
@@ -373,7 +381,7 @@ func (k *Kueue) ObjectsYAML() ([]byte, error) {
 	for _, o := range k.LocalQueues {
 		objs = append(objs, o)
 	}
-	return docs(objs)
+	return objs
 }
 
 // ConfigYAML is the Kueue Configuration fields the policy needs.
@@ -393,22 +401,30 @@ func (k *Kueue) cohortsParentsFirst() []*kueue.Cohort {
 	return out
 }
 
+// Applied is an object as a map to apply: through JSON, without the empty
+// status and creation timestamp the API types marshal.
+func Applied(o any) (map[string]any, error) {
+	j, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(j, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "creationTimestamp")
+	}
+	return m, nil
+}
+
 func docs(objs []any) ([]byte, error) {
 	var b bytes.Buffer
 	for i, o := range objs {
-		// Through a map: the API types marshal an empty status and
-		// creation timestamp a file to apply does not want.
-		j, err := json.Marshal(o)
+		m, err := Applied(o)
 		if err != nil {
 			return nil, err
-		}
-		var m map[string]any
-		if err := json.Unmarshal(j, &m); err != nil {
-			return nil, err
-		}
-		delete(m, "status")
-		if md, ok := m["metadata"].(map[string]any); ok {
-			delete(md, "creationTimestamp")
 		}
 		data, err := sigsyaml.Marshal(m)
 		if err != nil {

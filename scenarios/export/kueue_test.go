@@ -97,19 +97,8 @@ func shippedScenarios(t *testing.T) []string {
 // Kueue v0.17's CRDs: the schema and its validation rules accept it.
 func TestKueueExportOfEveryShippedScenarioIsAcceptedByTheAPIServer(t *testing.T) {
 	c := kubetest.Start(t)
-	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kueue").Output()
-	require.NoError(t, err)
-	crds := filepath.Join(strings.TrimSpace(string(dir)), "config", "components", "crd", "bases")
-	var files []string
-	for _, kind := range []string{"resourceflavors", "workloadpriorityclasses", "cohorts", "clusterqueues", "localqueues"} {
-		files = append(files, filepath.Join(crds, "kueue.x-k8s.io_"+kind+".yaml"))
-	}
-	c.Apply(files...)
+	c.ApplyCRDs("sigs.k8s.io/kueue", "config/components/crd/bases", KueueCRDs...)
 	kubectl := filepath.Join(os.Getenv(kubetest.BinEnv), "kubectl")
-	out, err := exec.Command(kubectl, "--kubeconfig", c.Kubeconfig, "wait", "--for=condition=Established", "--timeout=60s",
-		"crd/clusterqueues.kueue.x-k8s.io", "crd/cohorts.kueue.x-k8s.io", "crd/localqueues.kueue.x-k8s.io",
-		"crd/resourceflavors.kueue.x-k8s.io", "crd/workloadpriorityclasses.kueue.x-k8s.io").CombinedOutput()
-	require.NoError(t, err, string(out))
 	// One apply of every scenario's objects (names shared between
 	// scenarios are the same objects, updated); a failure is then pinned
 	// to its scenario.

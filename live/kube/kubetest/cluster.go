@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -384,3 +385,31 @@ func (c *Cluster) ServiceAccountKubeconfig(ns, name string) string {
 	}
 	return path
 }
+
+// ApplyCRDs installs CRD files of a Go module (as the module cache holds
+// it: dir inside it, then each name) and waits until they are served.
+func (c *Cluster) ApplyCRDs(module, dir string, names ...string) {
+	c.t.Helper()
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+	if err != nil {
+		c.t.Fatalf("go list -m %s: %v", module, err)
+	}
+	var files, crds []string
+	for _, n := range names {
+		files = append(files, filepath.Join(strings.TrimSpace(string(root)), dir, n+".yaml"))
+	}
+	c.Apply(files...)
+	for _, n := range names {
+		// kueue.x-k8s.io_clusterqueues -> clusterqueues.kueue.x-k8s.io
+		if g, r, ok := strings.Cut(n, "_"); ok {
+			crds = append(crds, "crd/"+r+"."+g)
+		}
+	}
+	args := append([]string{"--kubeconfig", c.Kubeconfig, "wait", "--for=condition=Established", "--timeout=60s"}, crds...)
+	if out, err := exec.Command(filepath.Join(c.bin, "kubectl"), args...).CombinedOutput(); err != nil {
+		c.t.Fatalf("kubectl wait for %v: %v\n%s", crds, err, out)
+	}
+}
+
+// AdminConfig is a client config with the cluster admin's rights.
+func (c *Cluster) AdminConfig() *rest.Config { return c.admin() }

@@ -299,7 +299,7 @@ func planCharts(p *Plan) ([]Chart, error) {
 		}
 	}
 	if p.Found {
-		if err := pn.points("chosen fleet", "reference", look{colour: inkBlack}, plotter.XYs{{X: p.CostPerHour, Y: frontierValue(p) / scale}}, vg.Points(5)); err != nil {
+		if err := pn.points("chosen fleet", "reference", look{colour: inkBlack}, plotter.XYs{{X: p.CostPerHour, Y: p.ChosenValue() / scale}}, vg.Points(5)); err != nil {
 			return nil, err
 		}
 	}
@@ -345,15 +345,17 @@ func frontierTarget(p *Plan) (float64, bool) {
 	return 0, false
 }
 
-func frontierValue(p *Plan) float64 {
-	for _, o := range p.Objectives {
-		if strings.Fields(o.Objective)[0] == p.FrontierKey {
-			return o.Value
-		}
-	}
+// ChosenValue is the frontier objective's value at the chosen fleet: its
+// frontier point's, else the objective's mean.
+func (p *Plan) ChosenValue() float64 {
 	for _, fp := range p.Frontier {
 		if maps.Equal(fp.Fleet, p.Fleet) {
 			return fp.Value
+		}
+	}
+	for _, o := range p.Objectives {
+		if strings.Fields(o.Objective)[0] == p.FrontierKey {
+			return o.Value
 		}
 	}
 	return 0

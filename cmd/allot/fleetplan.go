@@ -399,9 +399,13 @@ func (pl *fleetPlanner) evaluate(scen *scenarios.Scenario, ps []planner.Point, k
 	}); err != nil {
 		return nil, err
 	}
+	ran := make([]bool, len(jobs))
+	for _, j := range mine {
+		ran[j] = true
+	}
 	for j, jb := range jobs {
 		r := runs[jb.p]
-		if slices.Contains(mine, j) {
+		if ran[j] {
 			pl.rounds.put(r.stored(keys[j], jb.s))
 		} else if st, ok := pl.rounds.get(keys[j]); ok {
 			r.load(st, jb.s)
@@ -704,7 +708,7 @@ func (pl *fleetPlanner) growthPlan() (*reports.Plan, error) {
 				}
 				fleet = p.Fleet
 				qr.Fleet = maps.Clone(fleet)
-				qr.Wait = frontierAt(p)
+				qr.Wait = p.ChosenValue()
 			}
 		}
 		qr.CostPerHour = pl.costOf(qr.Fleet)
@@ -730,18 +734,4 @@ func (pl *fleetPlanner) growthPlan() (*reports.Plan, error) {
 	}
 	out.Simulations, out.Fleets, out.Warnings = pl.sims, pl.fleets, pl.warnings
 	return out, nil
-}
-
-func frontierAt(p *reports.Plan) float64 {
-	for _, f := range p.Frontier {
-		if maps.Equal(f.Fleet, p.Fleet) {
-			return f.Value
-		}
-	}
-	for _, o := range p.Objectives {
-		if strings.Fields(o.Objective)[0] == p.FrontierKey {
-			return o.Value
-		}
-	}
-	return 0
 }

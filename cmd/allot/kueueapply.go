@@ -31,9 +31,9 @@ var kueueResources = map[string]schema.GroupVersionResource{
 // applyKueue server-side applies an export to the cluster of the
 // kubeconfig: a dry run of every object first, whose changes it prints
 // (create, update with the fields that change, same), then, unless
-// dryRun, the same apply for real. Namespaces are created for real even in
-// a dry run only when they are missing and the run is not dry: a dry run
-// of a namespaced object in a missing namespace is reported as a create.
+// dryRun, the same apply for real. An object in a namespace the export
+// itself creates cannot be dry-run (the namespace is not there yet): it is
+// reported as a create.
 func applyKueue(w io.Writer, k *kubeTarget, ex *export.Kueue, dryRun bool) error {
 	cfg, err := k.loader().ClientConfig()
 	if err != nil {

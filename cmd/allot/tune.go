@@ -325,9 +325,13 @@ func (t *tuner) evaluate(names []string, scens []*scenarios.Scenario) ([]*tuneRu
 	}); err != nil {
 		return nil, err
 	}
+	ran := make([]bool, len(keys))
+	for _, j := range mine {
+		ran[j] = true
+	}
 	for j, key := range keys {
 		r, k := runs[j/n], j%n
-		if slices.Contains(mine, j) {
+		if ran[j] {
 			st := storedRun{Key: key, Value: r.value[k]}
 			for i := range r.vals {
 				st.Values, st.Met = append(st.Values, r.vals[i][k]), append(st.Met, r.met[i][k])

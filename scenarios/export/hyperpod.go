@@ -39,6 +39,8 @@ const (
 // configurations).
 var hpName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}$`)
 
+var notHPName = regexp.MustCompile(`[^a-z0-9-]+`)
+
 // ToHyperPod maps a scenario's policy onto HyperPod task governance for the
 // cluster clusterARN. An instance type HyperPod does not offer is an error.
 func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
@@ -201,7 +203,7 @@ func (h *HyperPod) warn(format string, args ...any) {
 // hpNameOf makes a HyperPod name: lower case, other characters '-', at
 // most 41 characters.
 func hpNameOf(s string) string {
-	out := strings.Trim(regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(strings.ToLower(s), "-"), "-")
+	out := strings.Trim(notHPName.ReplaceAllString(strings.ToLower(s), "-"), "-")
 	if len(out) > 41 {
 		out = strings.TrimRight(out[:41], "-")
 	}

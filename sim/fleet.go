@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/allot-sim/allot/hardware"
-
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/workload"
 )

@@ -38,10 +38,17 @@ func openParquetFile(path string) (*os.File, *parquet.File, error) {
 		f.Close()
 		return nil, nil, err
 	}
+	if err := checkParquetFooter(f, st.Size()); err != nil {
+		f.Close()
+		return nil, nil, &FieldError{File: path, Reason: fmt.Sprintf("not a readable Parquet file: %v", err), Err: err}
+	}
 	var pf *parquet.File
 	err = parquetSafe(path, 0, func() (err error) {
-		pf, err = parquet.OpenFile(f, st.Size())
-		return err
+		pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		if err != nil {
+			return err
+		}
+		return checkParquetPages(f, st.Size(), columnChunks(pf))
 	})
 	var fe *FieldError
 	if errors.As(err, &fe) {
@@ -378,6 +385,22 @@ func (w *parquetTraceWriter) Close() error {
 		return err
 	}
 	return w.f.Close()
+}
+
+// columnChunks lists each column chunk's first byte and length.
+func columnChunks(pf *parquet.File) [][2]int64 {
+	var out [][2]int64
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			m := c.MetaData
+			start := m.DataPageOffset
+			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+				start = m.DictionaryPageOffset
+			}
+			out = append(out, [2]int64{start, m.TotalCompressedSize})
+		}
+	}
+	return out
 }
 
 // parquetSafe runs fn and turns a panic inside parquet-go into an error

@@ -17,11 +17,14 @@ build:
 # every shipped scenario, the CLI end to end, the HTML report in headless
 # Chromium (installed once by scripts/ensure-chromium.sh), live mode on a
 # real Kubernetes control plane (built once from the Go module proxy by
-# scripts/k8s/control-plane.sh into ~/.cache/allot: about 15 min cold).
+# scripts/k8s/control-plane.sh into ~/.cache/allot: about 15 min cold), and
+# allot's quota policy against the real Kueue v0.17 on it (its manager
+# built once by scripts/k8s/kueue.sh: about 6 min cold).
+K8S_ENV := ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && ALLOT_KUEUE_BIN=$$(./scripts/k8s/kueue.sh) && export ALLOT_K8S_BIN ALLOT_KUEUE_BIN
 test: build
 	./scripts/ensure-chromium.sh
 	$(GO) vet $(PKGS)
-	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN && $(GO) test -count=1 $(PKGS)
+	$(K8S_ENV) && $(GO) test -count=1 -timeout 30m $(PKGS)
 	$(MAKE) image-check
 	$(MAKE) fuzz-short
 	$(MAKE) check-shortcuts
@@ -45,8 +48,8 @@ check-shortcuts:
 # the control plane first if it is not cached; it fails, never skips, when
 # the control plane cannot run.
 test-k8s:
-	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN ALLOT_K8S_REQUIRED=1 && \
-	  $(GO) test -count=1 ./live/kube/... && $(GO) test -count=1 -run 'Kubernetes' ./cmd/allot
+	$(K8S_ENV) ALLOT_K8S_REQUIRED=1 && \
+	  $(GO) test -count=1 ./live/kube/... && $(GO) test -count=1 -timeout 30m -run 'Kubernetes|Kueue' ./cmd/allot
 
 # A Kubernetes control plane with fake GPU nodes for trying live mode on
 # Kubernetes without a cluster (README): runs until Ctrl-C.

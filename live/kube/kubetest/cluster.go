@@ -306,12 +306,18 @@ func freePort(t TB) string {
 // kustomization.yaml (-k).
 func (c *Cluster) Apply(paths ...string) {
 	c.t.Helper()
+	c.apply(nil, paths)
+}
+
+func (c *Cluster) apply(extra []string, paths []string) {
+	c.t.Helper()
 	for _, p := range paths {
 		flag := "-f"
 		if _, err := os.Stat(filepath.Join(p, "kustomization.yaml")); err == nil {
 			flag = "-k"
 		}
-		out, err := exec.Command(filepath.Join(c.bin, "kubectl"), "--kubeconfig", c.Kubeconfig, "apply", flag, p).CombinedOutput()
+		args := append(append([]string{"--kubeconfig", c.Kubeconfig, "apply"}, extra...), flag, p)
+		out, err := exec.Command(filepath.Join(c.bin, "kubectl"), args...).CombinedOutput()
 		if err != nil {
 			c.t.Fatalf("kubectl apply %s %s: %v\n%s", flag, p, err, out)
 		}
@@ -398,7 +404,9 @@ func (c *Cluster) ApplyCRDs(module, dir string, names ...string) {
 	for _, n := range names {
 		files = append(files, filepath.Join(strings.TrimSpace(string(root)), dir, n+".yaml"))
 	}
-	c.Apply(files...)
+	// Server-side: some CRDs (Kueue's Workload) are too large for the
+	// last-applied annotation of a client-side apply.
+	c.apply([]string{"--server-side"}, files)
 	for _, n := range names {
 		// kueue.x-k8s.io_clusterqueues -> clusterqueues.kueue.x-k8s.io
 		if g, r, ok := strings.Cut(n, "_"); ok {

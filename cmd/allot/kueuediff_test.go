@@ -1,0 +1,493 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-sim/allot/live/kube"
+	"github.com/allot-sim/allot/live/kube/kubetest"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/scenarios/export"
+	"gopkg.in/yaml.v3"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// KueueBinEnv names Kueue's controller manager (scripts/k8s/kueue.sh
+// builds it; make test sets it).
+const KueueBinEnv = "ALLOT_KUEUE_BIN"
+
+// diffWorkload is one file of testdata/kueuediff.
+type diffWorkload struct {
+	Nodes  map[string]int `yaml:"nodes"`
+	Policy string         `yaml:"policy"`
+	Steps  [][]string     `yaml:"steps"`
+}
+
+// diffBatch is "TEAM CLASS GPUS xCOUNT [type=T] [run=D]".
+type diffBatch struct {
+	team, class, itype string
+	gpus, count        int
+	run                time.Duration
+}
+
+var batchRE = regexp.MustCompile(`^(\S+) (\S+) (\d+) x(\d+)((?: (?:type|run)=\S+)*)$`)
+
+func parseBatch(s string) (diffBatch, error) {
+	m := batchRE.FindStringSubmatch(s)
+	if m == nil {
+		return diffBatch{}, fmt.Errorf("batch %q: want TEAM CLASS GPUS xCOUNT [type=T] [run=D]", s)
+	}
+	b := diffBatch{team: m[1], class: m[2]}
+	b.gpus, _ = strconv.Atoi(m[3])
+	b.count, _ = strconv.Atoi(m[4])
+	for _, kv := range strings.Fields(m[5]) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "type" {
+			b.itype = v
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return diffBatch{}, fmt.Errorf("batch %q: %w", s, err)
+		}
+		b.run = d
+	}
+	return b, nil
+}
+
+// diffRecorder collects each system's decisions, tagged with the step
+// being fed when they happened.
+type diffRecorder struct {
+	mu     sync.Mutex
+	step   int
+	last   time.Time
+	events map[int][]string // step -> "job-signature admit FLAVOR" / "... preempt REASON"
+	busy   map[string]bool  // jobs and workloads between two states
+	log    []string         // every event with its time, for a failure's report
+}
+
+func newRecorder() *diffRecorder {
+	return &diffRecorder{events: map[int][]string{}, busy: map[string]bool{}, last: time.Now()}
+}
+
+func (r *diffRecorder) add(job, what string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events[r.step] = append(r.events[r.step], signature(job)+" "+what)
+	r.last = time.Now()
+	r.log = append(r.log, fmt.Sprintf("%s step %d %s %s", r.last.Format("15:04:05.000"), r.step, job, what))
+}
+
+// setBusy marks an object as between two states (pods starting or
+// stopping, a short job's pod running, quota held by an evicted workload):
+// the system is not quiet until none is.
+func (r *diffRecorder) setBusy(key string, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if on {
+		r.busy[key] = true
+	} else {
+		delete(r.busy, key)
+	}
+	r.last = time.Now()
+}
+
+// quiet is whether nothing happened for d and nothing is busy.
+func (r *diffRecorder) quiet(d time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.busy) == 0 && time.Since(r.last) >= d
+}
+
+// signature is a job's name without its index: jobs of one batch are
+// interchangeable (same team, class, size and type, created together).
+func signature(job string) string { return job[:strings.LastIndex(job, "-")] }
+
+// jobName is s<step>-<team>-<class>-<gpus>g[-<type>][-<run>]-<i>.
+func jobName(step int, b diffBatch, i int) string {
+	n := fmt.Sprintf("s%d-%s-%s-%dg", step, b.team, b.class, b.gpus)
+	if b.itype != "" {
+		n += "-" + strings.ReplaceAll(strings.Split(b.itype, ".")[0], "_", "")
+	}
+	if b.run > 0 {
+		n += "-" + strconv.Itoa(int(b.run.Seconds())) + "s"
+	}
+	return n + "-" + strconv.Itoa(i)
+}
+
+// diffSystem is a scheduler under test: how a Job is marked for it, and
+// how its decisions are watched.
+type diffSystem struct {
+	name  string
+	label func(j *batchv1.Job, b diffBatch)
+	watch func(ctx context.Context, r *diffRecorder)
+}
+
+// Allot's quota policy and the real Kueue v0.17, fed the same workloads on
+// the same control plane, make the same admissions (with instance types)
+// and preemptions (with reasons) step by step. Kueue runs from
+// scripts/k8s/kueue.sh's build with its webhooks served but not
+// registered (see docs/export.md, "Differential test").
+func TestKueueDifferential(t *testing.T) {
+	files, err := filepath.Glob("testdata/kueuediff/*.yaml")
+	if err != nil || len(files) < 6 {
+		t.Fatalf("%d workloads in testdata/kueuediff, want at least 6 (%v)", len(files), err)
+	}
+	bin := os.Getenv(KueueBinEnv)
+	if bin == "" {
+		if os.Getenv(kubetest.RequiredEnv) != "" {
+			t.Fatalf("%s is not set: run scripts/k8s/kueue.sh (make test does)", KueueBinEnv)
+		}
+		t.Skipf("no Kueue manager: %s is not set (scripts/k8s/kueue.sh builds it; make test does)", KueueBinEnv)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) { kueueDiff(t, bin, f) })
+	}
+}
+
+func kueueDiff(t *testing.T, bin, file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w diffWorkload
+	if err := yaml.Unmarshal(data, &w); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var steps [][]diffBatch
+	jobs := 0
+	for _, st := range w.Steps {
+		var bs []diffBatch
+		for _, s := range st {
+			b, err := parseBatch(s)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			bs = append(bs, b)
+			jobs += b.count
+		}
+		steps = append(steps, bs)
+	}
+	if jobs < 30 {
+		t.Fatalf("%s: %d jobs, want at least 30", file, jobs)
+	}
+	c := kubetest.Start(t)
+	types := slices.Sorted(func(yield func(string) bool) {
+		for k := range w.Nodes {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	var fleet []kube.FleetType
+	for _, ty := range types {
+		c.Nodes(ty, kube.ResourceNVIDIA, 8, w.Nodes[ty])
+		ft := kube.FleetType{Name: ty, Resource: kube.ResourceNVIDIA, PerNode: 8}
+		for i := range w.Nodes[ty] {
+			ft.Nodes = append(ft.Nodes, ty+"-"+strconv.Itoa(i))
+		}
+		fleet = append(fleet, ft)
+	}
+	s, err := scenarios.ParseLiveOnFleet(file, []byte(w.Policy), fleetYAML(fleet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := export.ToKueue(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := map[string]int{}
+	for i, tm := range s.Teams {
+		team[tm.Name] = i
+	}
+	class := map[string]string{}
+	for i, p := range s.Priority {
+		class[p.Name] = k.PriorityClasses[i].Name
+	}
+
+	kq := &diffSystem{name: "kueue",
+		label: func(j *batchv1.Job, b diffBatch) {
+			j.Labels = map[string]string{"kueue.x-k8s.io/queue-name": k.LocalQueues[team[b.team]].Name, "kueue.x-k8s.io/priority-class": class[b.class]}
+			if b.itype != "" {
+				j.Spec.Template.Spec.NodeSelector = map[string]string{export.InstanceTypeLabel: b.itype}
+			}
+		},
+		watch: func(ctx context.Context, r *diffRecorder) { watchWorkloads(ctx, t, c, r) },
+	}
+	al := &diffSystem{name: "allot",
+		label: func(j *batchv1.Job, b diffBatch) {
+			j.Labels = map[string]string{kube.LabelPriorityClass: b.class}
+			if b.itype != "" {
+				j.Annotations = map[string]string{kube.AnnInstanceType: b.itype}
+			}
+		},
+		watch: func(ctx context.Context, r *diffRecorder) { watchAllotJobs(ctx, t, c, r) },
+	}
+	ns := map[string]string{}
+	for _, tm := range s.Teams {
+		ns[tm.Name] = tm.Namespace
+	}
+
+	stopKueue := startKueue(t, c, bin, k)
+	got := map[string]*diffRecorder{}
+	got["kueue"] = feed(t, c, kq, steps, ns)
+	clearJobs(t, c, ns, true)
+	stopKueue()
+	stopAllot := startAllot(t, c, w.Policy)
+	got["allot"] = feed(t, c, al, steps, ns)
+	stopAllot()
+
+	var report strings.Builder
+	failed := false
+	for i := range steps {
+		a, b := got["kueue"].events[i+1], got["allot"].events[i+1]
+		slices.Sort(a)
+		slices.Sort(b)
+		fmt.Fprintf(&report, "step %d %v\n", i+1, w.Steps[i])
+		for _, line := range counted(a) {
+			fmt.Fprintf(&report, "  %s\n", line)
+		}
+		if !slices.Equal(a, b) {
+			failed = true
+			fmt.Fprintf(&report, "  DIFFERS: kueue %v\n           allot %v\n", counted(a), counted(b))
+		}
+	}
+	t.Logf("%s: %d jobs, %d steps\n%s", filepath.Base(file), jobs, len(steps), report.String())
+	if failed || testing.Verbose() {
+		t.Logf("their events:\nkueue:\n%s\nallot:\n%s", strings.Join(got["kueue"].log, "\n"), strings.Join(got["allot"].log, "\n"))
+	}
+	if failed {
+		t.Fatalf("allot and Kueue decided differently")
+	}
+}
+
+// counted is sorted events as "N× event".
+func counted(ev []string) []string {
+	var out []string
+	for i := 0; i < len(ev); {
+		j := i
+		for j < len(ev) && ev[j] == ev[i] {
+			j++
+		}
+		out = append(out, fmt.Sprintf("%d× %s", j-i, ev[i]))
+		i = j
+	}
+	return out
+}
+
+// feed creates each step's jobs at the start of a second, most important
+// first, and waits until the system is quiet; it returns what happened in
+// each step.
+func feed(t *testing.T, c *kubetest.Cluster, sys *diffSystem, steps [][]diffBatch, ns map[string]string) *diffRecorder {
+	r := newRecorder()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sys.watch(ctx, r)
+	for i, st := range steps {
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+		r.mu.Lock()
+		r.step = i + 1
+		r.mu.Unlock()
+		for _, b := range st {
+			for n := range b.count {
+				j := diffJob(ns[b.team], jobName(i+1, b, n), b)
+				sys.label(j, b)
+				if _, err := c.Client.BatchV1().Jobs(j.Namespace).Create(ctx, j, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		r.mu.Lock()
+		r.last = time.Now() // quiet counts from the step's last job
+		r.mu.Unlock()
+		t0 := time.Now()
+		deadline := time.Now().Add(60 * time.Second)
+		for !r.quiet(diffQuiet) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: step %d not quiet after 60 s", sys.name, i+1)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		r.mu.Lock()
+		r.log = append(r.log, fmt.Sprintf("step %d quiet after %s", i+1, time.Since(t0).Round(time.Millisecond)))
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r
+}
+
+// diffJob is a suspended Job of one pod with the batch's GPUs; kwok runs
+// its pod, and ends it after b.run when set.
+func diffJob(ns, name string, b diffBatch) *batchv1.Job {
+	ann := map[string]string{}
+	if b.run > 0 {
+		ann["kwok-sim/run-for"] = b.run.String()
+	}
+	gpus := corev1.ResourceList{kube.ResourceNVIDIA: *resource.NewQuantity(int64(b.gpus), resource.DecimalSI)}
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: batchv1.JobSpec{Suspend: ptr.To(true), BackoffLimit: ptr.To(int32(0)), Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Annotations: ann},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, TerminationGracePeriodSeconds: ptr.To(int64(0)),
+				Tolerations: []corev1.Toleration{{Key: kubetest.FakeTaint.Key, Operator: corev1.TolerationOpEqual, Value: kubetest.FakeTaint.Value, Effect: kubetest.FakeTaint.Effect}},
+				Containers: []corev1.Container{{Name: "train", Image: "train:latest",
+					Resources: corev1.ResourceRequirements{Requests: gpus, Limits: gpus}}}}}},
+	}
+}
+
+var workloadsGVR = schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "workloads"}
+
+// watchWorkloads records Kueue's decisions from its Workloads: an
+// admission (with the flavor of the accelerators) when Admitted turns
+// true, a preemption (with the reason of its Preempted condition) when
+// Evicted turns true for Preempted; an evicted workload holding quota is
+// busy.
+func watchWorkloads(ctx context.Context, t *testing.T, c *kubetest.Cluster, r *diffRecorder) {
+	dyn, err := dynamic.NewForConfig(c.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	inf := f.ForResource(workloadsGVR).Informer()
+	conv := func(o any) *kueue.Workload {
+		var w kueue.Workload
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &w); err != nil {
+				t.Errorf("workload: %v", err)
+			}
+		}
+		return &w
+	}
+	job := func(w *kueue.Workload) string {
+		for _, o := range w.OwnerReferences {
+			if o.Kind == "Job" {
+				return o.Name
+			}
+		}
+		return w.Name
+	}
+	on := func(old, w *kueue.Workload) {
+		r.setBusy("workload/"+w.Namespace+"/"+w.Name, isTrue(w.Status.Conditions, kueue.WorkloadEvicted) && isTrue(w.Status.Conditions, kueue.WorkloadQuotaReserved))
+		if isTrue(w.Status.Conditions, kueue.WorkloadAdmitted) && !isTrue(old.Status.Conditions, kueue.WorkloadAdmitted) {
+			flavor := ""
+			if a := w.Status.Admission; a != nil && len(a.PodSetAssignments) > 0 {
+				flavor = string(a.PodSetAssignments[0].Flavors[kube.ResourceNVIDIA])
+			}
+			r.add(job(w), "admit "+flavor)
+		}
+		if ev := findCond(w.Status.Conditions, kueue.WorkloadEvicted); ev != nil && ev.Status == metav1.ConditionTrue && ev.Reason == kueue.WorkloadEvictedByPreemption {
+			if o := findCond(old.Status.Conditions, kueue.WorkloadEvicted); o == nil || o.Status != metav1.ConditionTrue || !o.LastTransitionTime.Equal(&ev.LastTransitionTime) {
+				reason := ""
+				if p := findCond(w.Status.Conditions, kueue.WorkloadPreempted); p != nil {
+					reason = p.Reason
+				}
+				r.add(job(w), "preempt "+reason)
+			}
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { on(&kueue.Workload{}, conv(o)) },
+		UpdateFunc: func(o, n any) { on(conv(o), conv(n)) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx.Done())
+	watchJobs(ctx, t, c, r, nil)
+}
+
+// watchAllotJobs records allot's decisions from the Jobs: an admission
+// (with the flavor annotation) when a Job is unsuspended, a preemption
+// (with the reason in the reason annotation) when its count rises.
+func watchAllotJobs(ctx context.Context, t *testing.T, c *kubetest.Cluster, r *diffRecorder) {
+	reason := regexp.MustCompile(`^preempted \(([A-Za-z]+)\)`)
+	watchJobs(ctx, t, c, r, func(old, j *batchv1.Job) {
+		if !*j.Spec.Suspend && (old == nil || *old.Spec.Suspend) {
+			r.add(j.Name, "admit "+j.Annotations[kube.AnnFlavor])
+		}
+		n, _ := strconv.Atoi(j.Annotations[kube.AnnPreemptions])
+		was := 0
+		if old != nil {
+			was, _ = strconv.Atoi(old.Annotations[kube.AnnPreemptions])
+		}
+		if n > was {
+			m := reason.FindStringSubmatch(j.Annotations[kube.AnnReason])
+			if m == nil {
+				t.Errorf("job %s preempted, reason %q", j.Name, j.Annotations[kube.AnnReason])
+				return
+			}
+			r.add(j.Name, "preempt "+m[1])
+		}
+	})
+}
+
+// watchJobs follows the Jobs: one is busy while its pods start or stop
+// (unsuspended without a pod active, suspended with pods left) and while
+// a short job's pod runs; each change goes to also when given.
+func watchJobs(ctx context.Context, t *testing.T, c *kubetest.Cluster, r *diffRecorder, also func(old, j *batchv1.Job)) {
+	f := informers.NewSharedInformerFactory(c.Client, 0)
+	inf := f.Batch().V1().Jobs().Informer()
+	on := func(old, j *batchv1.Job) {
+		if also != nil {
+			also(old, j)
+		}
+		done := slices.ContainsFunc(j.Status.Conditions, func(c batchv1.JobCondition) bool {
+			return (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue
+		})
+		pods := j.Status.Active + ptr.Deref(j.Status.Terminating, 0)
+		short := strings.HasSuffix(signature(j.Name), "s")
+		busy := !done && (*j.Spec.Suspend && pods > 0 || !*j.Spec.Suspend && (pods == 0 || short))
+		r.setBusy("job/"+j.Namespace+"/"+j.Name, busy)
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { on(nil, o.(*batchv1.Job)) },
+		UpdateFunc: func(o, n any) { on(o.(*batchv1.Job), n.(*batchv1.Job)) },
+		DeleteFunc: func(o any) {
+			if j, ok := o.(*batchv1.Job); ok {
+				r.setBusy("job/"+j.Namespace+"/"+j.Name, false)
+			}
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx.Done())
+	f.WaitForCacheSync(ctx.Done())
+}
+
+func findCond(cs []metav1.Condition, typ string) *metav1.Condition {
+	for i := range cs {
+		if cs[i].Type == typ {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+func isTrue(cs []metav1.Condition, typ string) bool {
+	c := findCond(cs, typ)
+	return c != nil && c.Status == metav1.ConditionTrue
+}
+
+// diffQuiet is how long nothing must happen for a system to be quiet.
+var diffQuiet = 2 * time.Second

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/allot-sim/allot/live/kube/kubetest"
+	"github.com/allot-sim/allot/scenarios/export"
+	"gopkg.in/yaml.v3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// The two schedulers of the differential test as host processes: the
+// real Kueue manager with the export applied, and allot's controller.
+
+// startKueue installs Kueue's CRDs and the export's objects, runs Kueue's
+// manager with the export's configuration, and waits until every
+// ClusterQueue is active.
+func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) (stop func()) {
+	t.Helper()
+	crds, err := filepath.Glob(filepath.Join(moduleDir(t, "sigs.k8s.io/kueue"), "config/components/crd/bases/*.yaml"))
+	if err != nil || len(crds) == 0 {
+		t.Fatalf("Kueue's CRDs: %v", err)
+	}
+	var names []string
+	for _, f := range crds {
+		names = append(names, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+	}
+	c.ApplyCRDs("sigs.k8s.io/kueue", "config/components/crd/bases", names...)
+	dir := t.TempDir()
+	objs, err := k.ObjectsYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeBytes(t, filepath.Join(dir, "objects.yaml"), objs)
+	c.Apply(filepath.Join(dir, "objects.yaml"))
+	if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kueue-system"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	certs := filepath.Join(dir, "certs")
+	selfSigned(t, certs)
+	metricsCerts(t, certs)
+	cfg, err := kueueRuntimeConfig(k, certs, freeAddr(t), freePortNumber(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeBytes(t, filepath.Join(dir, "config.yaml"), cfg)
+	var log bytes.Buffer
+	cmd := exec.Command(bin, "--config", filepath.Join(dir, "config.yaml"), "--kubeconfig", c.Kubeconfig, "--feature-gates", kueueGates, "--zap-log-level", "error")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}
+	t.Cleanup(stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kueue log:\n%s", log.String())
+		}
+	})
+	dyn, err := dynamic.NewForConfig(c.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cqs := schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "clusterqueues"}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("kueue exited: %v\n%s", err, log.String())
+		default:
+		}
+		l, err := dyn.Resource(cqs).List(context.Background(), metav1.ListOptions{})
+		active := 0
+		if err == nil {
+			for _, u := range l.Items {
+				var cq kueue.ClusterQueue
+				if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cq) == nil && isTrue(cq.Status.Conditions, kueue.ClusterQueueActive) {
+					active++
+				}
+			}
+		}
+		if active == len(k.ClusterQueues) {
+			return stop
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d ClusterQueues active after 60 s (%v)\n%s", active, len(k.ClusterQueues), err, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// kueueGates are v0.17 feature gates set to match kueue-semantics.md
+// (written against a newer Kueue); the visibility API server is off (no
+// aggregation layer here).
+const kueueGates = "VisibilityOnDemand=false,SchedulingEquivalenceHashing=true"
+
+// kueueRuntimeConfig is the export's Configuration with what running on
+// the host needs: no leader election, only batch/v1 Jobs, webhooks on a
+// loopback port with a self-signed certificate (served, not registered),
+// metrics off.
+func kueueRuntimeConfig(k *export.Kueue, certDir, probeAddr string, webhookPort int) ([]byte, error) {
+	data, err := k.ConfigYAML()
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	m["namespace"] = "kueue-system"
+	m["leaderElection"] = map[string]any{"leaderElect": false}
+	m["internalCertManagement"] = map[string]any{"enable": false}
+	m["health"] = map[string]any{"healthProbeBindAddress": probeAddr}
+	m["metrics"] = map[string]any{"bindAddress": "0"}
+	m["webhook"] = map[string]any{"port": webhookPort, "host": "127.0.0.1", "certDir": certDir}
+	m["integrations"] = map[string]any{"frameworks": []string{"batch/job"}}
+	return yaml.Marshal(m)
+}
+
+// startAllot runs allot's Kubernetes controller (this binary as allot,
+// with the cluster admin's rights) on the policy.
+func startAllot(t *testing.T, c *kubetest.Cluster, policy string) (stop func()) {
+	t.Helper()
+	c.Apply("../../deploy/namespace.yaml", "../../deploy/usage.yaml")
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	writeBytes(t, path, []byte(policy))
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	cmd := exec.Command(bin, "live", "serve", "--backend", "kubernetes", "--kubeconfig", c.Kubeconfig, "--config", path)
+	cmd.Env = append(os.Environ(), docCLIEnv+"=1")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}
+	t.Cleanup(stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("allot controller log:\n%s", log.String())
+		}
+	})
+	return stop
+}
+
+// clearJobs deletes every Job of the teams' namespaces and waits until
+// they, their pods and (kueue) their Workloads are gone.
+func clearJobs(t *testing.T, c *kubetest.Cluster, ns map[string]string, workloads bool) {
+	t.Helper()
+	ctx := context.Background()
+	dyn, err := dynamic.NewForConfig(c.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ns {
+		if err := c.Client.BatchV1().Jobs(n).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, n := range ns {
+		for {
+			jobs, err1 := c.Client.BatchV1().Jobs(n).List(ctx, metav1.ListOptions{})
+			pods, err2 := c.Client.CoreV1().Pods(n).List(ctx, metav1.ListOptions{})
+			left := 0
+			if workloads {
+				if wl, err := dyn.Resource(workloadsGVR).Namespace(n).List(ctx, metav1.ListOptions{}); err == nil {
+					left = len(wl.Items)
+				}
+			}
+			if err1 == nil && err2 == nil && len(jobs.Items)+len(pods.Items)+left == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("namespace %s: jobs, pods or workloads left after 60 s", n)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+}
+
+func writeBytes(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func moduleDir(t *testing.T, module string) string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+	if err != nil {
+		t.Fatalf("go list -m %s: %v", module, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func freePortNumber(t *testing.T) int {
+	_, p, _ := strings.Cut(freeAddr(t), ":")
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+// selfSigned writes tls.crt and tls.key for 127.0.0.1 into dir.
+func selfSigned(t *testing.T, dir string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kueue-webhook"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeBytes(t, filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	writeBytes(t, filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}))
+}
+
+// kueueMetricsCerts is where Kueue v0.17, without its internal certificate
+// management, reads its metrics server's certificate; the path is fixed
+// in its main. The metrics server is off, but the files must load.
+const kueueMetricsCerts = "/etc/kueue/metrics/certs"
+
+// metricsCerts puts a certificate where Kueue looks for it, unless one is
+// there; where that is not writable the test skips, saying why.
+func metricsCerts(t *testing.T, from string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(kueueMetricsCerts, "tls.key")); err == nil {
+		return
+	}
+	if err := os.MkdirAll(kueueMetricsCerts, 0o755); err != nil {
+		t.Skipf("Kueue v0.17 reads its metrics certificate from %s, which cannot be created here: %v", kueueMetricsCerts, err)
+	}
+	for _, f := range []string{"tls.crt", "tls.key"} {
+		data, err := os.ReadFile(filepath.Join(from, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeBytes(t, filepath.Join(kueueMetricsCerts, f), data)
+	}
+}

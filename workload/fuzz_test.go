@@ -46,20 +46,7 @@ func FuzzReadTraceCSV(f *testing.F) {
 }
 
 func FuzzReadTraceParquet(f *testing.F) {
-	p := filepath.Join(f.TempDir(), "seed.parquet")
-	w, err := CreateTrace(p, []string{"vc"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, j := range sampleJobs() {
-		if err := w.Write(&j); err != nil {
-			f.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		f.Fatal(err)
-	}
-	data, err := os.ReadFile(p)
+	data, err := os.ReadFile(writeSampleParquet(f, []string{"vc"}))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,10 +9,12 @@ import (
 	"testing"
 )
 
-func writeSampleParquet(t *testing.T) string {
+// writeSampleParquet writes sampleJobs as a Parquet trace with these
+// extra columns and returns its path.
+func writeSampleParquet(t testing.TB, extra []string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "t.parquet")
-	w, err := CreateTrace(p, nil)
+	w, err := CreateTrace(p, extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +32,7 @@ func writeSampleParquet(t *testing.T) string {
 // A footer length of gigabytes used to be allocated before it was checked:
 // a fatal out-of-memory, not an error.
 func TestParquetFooterLongerThanTheFileIsBadInput(t *testing.T) {
-	p := writeSampleParquet(t)
+	p := writeSampleParquet(t, nil)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -67,34 +68,8 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 		t.Fatal(err)
 	}
 	writeBytes(t, filepath.Join(dir, "config.yaml"), cfg)
-	var log bytes.Buffer
 	cmd := exec.Command(bin, "--config", filepath.Join(dir, "config.yaml"), "--kubeconfig", c.Kubeconfig, "--feature-gates", kueueGates, "--zap-log-level", "error")
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}
-	t.Cleanup(stop)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kueue log:\n%s", log.String())
-		}
-	})
+	stop, exited, log := startProcess(t, "kueue", cmd)
 	dyn, err := dynamic.NewForConfig(c.AdminConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -166,29 +141,61 @@ func startAllot(t *testing.T, c *kubetest.Cluster, policy string) (stop func()) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
 	cmd := exec.Command(bin, "live", "serve", "--backend", "kubernetes", "--kubeconfig", c.Kubeconfig, "--config", path)
 	cmd.Env = append(os.Environ(), docCLIEnv+"=1")
-	cmd.Stdout, cmd.Stderr = &log, &log
+	stop, _, _ = startProcess(t, "allot controller", cmd)
+	return stop
+}
+
+// startProcess starts cmd; stop (also at cleanup) sends SIGTERM and kills
+// it after 10 s; exited says when it ends; its output is printed if the
+// test fails.
+func startProcess(t *testing.T, name string, cmd *exec.Cmd) (stop func(), exited <-chan error, log *lockedBuffer) {
+	t.Helper()
+	log = &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stopped := false
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var once sync.Once
 	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-done:
+				done <- err
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+			}
+		})
 	}
 	t.Cleanup(stop)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("allot controller log:\n%s", log.String())
+			t.Logf("%s log:\n%s", name, log.String())
 		}
 	})
-	return stop
+	return stop, done, log
+}
+
+// lockedBuffer is a process's output, read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // clearJobs deletes every Job of the teams' namespaces and waits until

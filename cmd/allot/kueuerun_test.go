@@ -63,7 +63,7 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 	certs := filepath.Join(dir, "certs")
 	selfSigned(t, certs)
 	metricsCerts(t, certs)
-	cfg, err := kueueRuntimeConfig(k, certs, freeAddr(t), freePortNumber(t))
+	cfg, err := kueueRuntimeConfig(k, certs, "127.0.0.1:"+strconv.Itoa(freePortNumber(t)), freePortNumber(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,9 +250,11 @@ func moduleDir(t *testing.T, module string) string {
 }
 
 func freePortNumber(t *testing.T) int {
-	_, p, _ := strings.Cut(freeAddr(t), ":")
-	n, _ := strconv.Atoi(p)
-	return n
+	p, err := kubetest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // selfSigned writes tls.crt and tls.key for 127.0.0.1 into dir.

@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
+	mathrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -294,12 +295,27 @@ func (c *Cluster) Nodes(instanceType, res string, accel, count int) {
 var FakeTaint = corev1.Taint{Key: "kwok.x-k8s.io/node", Value: "fake", Effect: corev1.TaintEffectNoSchedule}
 
 func freePort(t TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(p)
+}
+
+// FreePort is a loopback port nothing listens on now, below Linux's
+// ephemeral range (32768 and up): a port the kernel handed out with :0
+// may be taken again as the source port of any new connection before the
+// server that was to listen on it starts, and a test run opens thousands.
+func FreePort() (int, error) {
+	for range 200 {
+		p := 20000 + mathrand.IntN(12000)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err == nil {
+			l.Close()
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("no free loopback port between 20000 and 32000")
 }
 
 // Apply runs kubectl apply as the admin on each file, or directory with a

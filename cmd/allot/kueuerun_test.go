@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -41,15 +40,7 @@ import (
 // ClusterQueue is active.
 func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) (stop func()) {
 	t.Helper()
-	crds, err := filepath.Glob(filepath.Join(moduleDir(t, "sigs.k8s.io/kueue"), "config/components/crd/bases/*.yaml"))
-	if err != nil || len(crds) == 0 {
-		t.Fatalf("Kueue's CRDs: %v", err)
-	}
-	var names []string
-	for _, f := range crds {
-		names = append(names, strings.TrimSuffix(filepath.Base(f), ".yaml"))
-	}
-	c.ApplyCRDs("sigs.k8s.io/kueue", "config/components/crd/bases", names...)
+	c.ApplyCRDs("sigs.k8s.io/kueue", "config/components/crd/bases") // all of Kueue's CRDs
 	dir := t.TempDir()
 	objs, err := k.ObjectsYAML()
 	if err != nil {
@@ -239,14 +230,6 @@ func writeBytes(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func moduleDir(t *testing.T, module string) string {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
-	if err != nil {
-		t.Fatalf("go list -m %s: %v", module, err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 func freePortNumber(t *testing.T) int {

@@ -409,12 +409,22 @@ func (c *Cluster) ServiceAccountKubeconfig(ns, name string) string {
 }
 
 // ApplyCRDs installs CRD files of a Go module (as the module cache holds
-// it: dir inside it, then each name) and waits until they are served.
+// it: dir inside it, then each name, or every file there when none is
+// named) and waits until they are served.
 func (c *Cluster) ApplyCRDs(module, dir string, names ...string) {
 	c.t.Helper()
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
 	if err != nil {
 		c.t.Fatalf("go list -m %s: %v", module, err)
+	}
+	if len(names) == 0 {
+		all, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(root)), dir, "*.yaml"))
+		if len(all) == 0 {
+			c.t.Fatalf("no CRD files in %s of %s", dir, module)
+		}
+		for _, f := range all {
+			names = append(names, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+		}
 	}
 	var files, crds []string
 	for _, n := range names {

@@ -91,12 +91,18 @@ func newRecorder() *diffRecorder {
 	return &diffRecorder{events: map[int][]string{}, busy: map[string]bool{}, last: time.Now()}
 }
 
-func (r *diffRecorder) add(job, what string) {
+// add records a decision; note goes only into the log (whom a
+// preemption was for).
+func (r *diffRecorder) add(job, what, note string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events[r.step] = append(r.events[r.step], signature(job)+" "+what)
 	r.last = time.Now()
-	r.log = append(r.log, fmt.Sprintf("%s step %d %s %s", r.last.Format("15:04:05.000"), r.step, job, what))
+	line := fmt.Sprintf("%s step %d %s %s", r.last.Format("15:04:05.000"), r.step, job, what)
+	if note != "" {
+		line += " (" + note + ")"
+	}
+	r.log = append(r.log, line)
 }
 
 // setBusy marks an object as between two states (pods starting or
@@ -395,15 +401,15 @@ func watchWorkloads(ctx context.Context, t *testing.T, c *kubetest.Cluster, r *d
 			if a := w.Status.Admission; a != nil && len(a.PodSetAssignments) > 0 {
 				flavor = string(a.PodSetAssignments[0].Flavors[kube.ResourceNVIDIA])
 			}
-			r.add(job(w), "admit "+flavor)
+			r.add(job(w), "admit "+flavor, "")
 		}
 		if ev := findCond(w.Status.Conditions, kueue.WorkloadEvicted); ev != nil && ev.Status == metav1.ConditionTrue && ev.Reason == kueue.WorkloadEvictedByPreemption {
 			if o := findCond(old.Status.Conditions, kueue.WorkloadEvicted); o == nil || o.Status != metav1.ConditionTrue || !o.LastTransitionTime.Equal(&ev.LastTransitionTime) {
-				reason := ""
+				reason, why := "", ""
 				if p := findCond(w.Status.Conditions, kueue.WorkloadPreempted); p != nil {
-					reason = p.Reason
+					reason, why = p.Reason, p.Message
 				}
-				r.add(job(w), "preempt "+reason)
+				r.add(job(w), "preempt "+reason, why)
 			}
 		}
 	}
@@ -424,7 +430,7 @@ func watchAllotJobs(ctx context.Context, t *testing.T, c *kubetest.Cluster, r *d
 	reason := regexp.MustCompile(`^preempted \(([A-Za-z]+)\)`)
 	watchJobs(ctx, t, c, r, func(old, j *batchv1.Job) {
 		if !*j.Spec.Suspend && (old == nil || *old.Spec.Suspend) {
-			r.add(j.Name, "admit "+j.Annotations[kube.AnnFlavor])
+			r.add(j.Name, "admit "+j.Annotations[kube.AnnFlavor], "")
 		}
 		n, _ := strconv.Atoi(j.Annotations[kube.AnnPreemptions])
 		was := 0
@@ -437,7 +443,7 @@ func watchAllotJobs(ctx context.Context, t *testing.T, c *kubetest.Cluster, r *d
 				t.Errorf("job %s preempted, reason %q", j.Name, j.Annotations[kube.AnnReason])
 				return
 			}
-			r.add(j.Name, "preempt "+m[1])
+			r.add(j.Name, "preempt "+m[1], "for "+j.Annotations[kube.AnnPreemptedBy])
 		}
 	})
 }

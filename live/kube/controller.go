@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/allot-sim/allot/policies"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -437,27 +439,52 @@ func (c *Controller) condition(ctx context.Context, j *batchv1.Job, status corev
 	}
 }
 
-// patch merge-patches a job; a job changed meanwhile (its resourceVersion
-// is in the patch) is left to the next sync.
+// patch merge-patches a job if it is still as the sync saw it (its
+// resourceVersion is in the patch). A conflict with a write that changed
+// nothing a decision reads, such as the Job controller setting the
+// Suspended condition on a new job, is retried on the fresh job; dropping
+// it would drop an admission whose preemptions went ahead. A job that did
+// change, or is gone, is left to the next sync.
 func (c *Controller) patch(ctx context.Context, j *batchv1.Job, p map[string]any) bool {
 	meta := p["metadata"].(map[string]any)
-	meta["resourceVersion"] = j.ResourceVersion
 	if q := c.team(j); q >= 0 && j.Labels[LabelTeam] == "" {
 		// Managed for its namespace: labelled too, so that allot jobs and
 		// kubectl -l find it.
 		meta["labels"] = map[string]string{LabelTeam: c.cfg.Teams[q]}
 	}
-	data, _ := json.Marshal(p)
-	made, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, data, metav1.PatchOptions{})
-	switch {
-	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-		return false // changed or gone meanwhile: the next sync sees it as it is
-	case err != nil:
-		c.Events.Eventf(j, corev1.EventTypeWarning, "PatchFailed", "allot could not update the job: %v", err)
-		return false
+	for try := 0; ; try++ {
+		meta["resourceVersion"] = j.ResourceVersion
+		data, _ := json.Marshal(p)
+		made, err := c.Client.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, data, metav1.PatchOptions{})
+		switch {
+		case apierrors.IsConflict(err) && try < conflictRetries:
+			fresh, gerr := c.Client.BatchV1().Jobs(j.Namespace).Get(ctx, j.Name, metav1.GetOptions{})
+			if gerr != nil || !sameDecisionInputs(j, fresh) {
+				return false
+			}
+			j = fresh
+			continue
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			return false // changed or gone meanwhile: the next sync sees it as it is
+		case err != nil:
+			c.Events.Eventf(j, corev1.EventTypeWarning, "PatchFailed", "allot could not update the job: %v", err)
+			return false
+		}
+		c.wrote(made)
+		return true
 	}
-	c.wrote(made)
-	return true
+}
+
+// conflictRetries bounds patch's retries of one write.
+const conflictRetries = 3
+
+// sameDecisionInputs says whether a job changed only where no decision of
+// the controller looks: everything but its status, save whether it
+// finished. (Its pods are read apart, from the pod cache.)
+func sameDecisionInputs(seen, now *batchv1.Job) bool {
+	return seen.UID == now.UID && now.DeletionTimestamp == nil && finished(seen) == finished(now) &&
+		maps.Equal(seen.Labels, now.Labels) && maps.Equal(seen.Annotations, now.Annotations) &&
+		equality.Semantic.DeepEqual(seen.Spec, now.Spec)
 }
 
 // writers is how many API writes a sync has in flight at once.

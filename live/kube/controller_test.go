@@ -523,3 +523,55 @@ func TestFinishedJobsConsumptionOutlivesThemAndARestart(t *testing.T) {
 		t.Errorf("u1's job, queued first, was admitted before u2's: u1's finished job was forgotten")
 	}
 }
+
+// A sync decides on jobs as it read them, and writes with that
+// resourceVersion. The Job controller marks a new suspended job Suspended
+// a moment after it is created; an admission decided before that must
+// still land (it used to be dropped while the preemptions made for it
+// went ahead, so the victim was admitted again next sync). A job that
+// itself changed meanwhile is left to the next sync.
+func TestWriteSurvivesAStatusChangeButNotAChangeToTheJob(t *testing.T) {
+	c := kubetest.Start(t)
+	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, 1)
+	if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, stop := Recorder(c.Client)
+	defer stop()
+	cfg, err := testPolicy([]byte("8 8"), []FleetType{{Name: "p5.48xlarge", Resource: ResourceNVIDIA, PerNode: 8, Nodes: []string{"p5.48xlarge-0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl := &Controller{Client: c.Client, Clock: live.SystemClock{}, Events: rec, cfg: cfg}
+	e := &env{t: t, c: c}
+	ctx := context.Background()
+	statusWritten := func(name string) *batchv1.Job { // as the sync saw it: before the Job controller's write
+		e.job("a", name, "low", 8, "")
+		seen := e.get("a", name)
+		e.wait("a", name, "marked Suspended by the Job controller", func(j *batchv1.Job, _ int) bool {
+			return j.ResourceVersion != seen.ResourceVersion
+		})
+		return seen
+	}
+
+	seen := statusWritten("status-only")
+	if !ctrl.admit(ctx, seen, "p5.48xlarge", false, time.Now()) {
+		t.Fatal("admission dropped after a status-only change")
+	}
+	if j := e.get("a", "status-only"); *j.Spec.Suspend || j.Annotations[AnnFlavor] != "p5.48xlarge" {
+		t.Errorf("after admission: suspend %v, flavor %q; want running on p5.48xlarge", *j.Spec.Suspend, j.Annotations[AnnFlavor])
+	}
+
+	seen = statusWritten("cancelled")
+	j := e.get("a", "cancelled")
+	j.Annotations[AnnCancelled] = "by the test"
+	if _, err := c.Client.BatchV1().Jobs("a").Update(ctx, j, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if ctrl.admit(ctx, seen, "p5.48xlarge", false, time.Now()) {
+		t.Error("admitted a job cancelled after the sync read it")
+	}
+	if j := e.get("a", "cancelled"); !*j.Spec.Suspend || j.Annotations[AnnAdmitted] != "" {
+		t.Errorf("cancelled job: suspend %v, admitted %q; want left suspended", *j.Spec.Suspend, j.Annotations[AnnAdmitted])
+	}
+}

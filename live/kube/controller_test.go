@@ -546,8 +546,10 @@ func TestWriteSurvivesAStatusChangeButNotAChangeToTheJob(t *testing.T) {
 	e := &env{t: t, c: c}
 	ctx := context.Background()
 	statusWritten := func(name string) *batchv1.Job { // as the sync saw it: before the Job controller's write
-		e.job("a", name, "low", 8, "")
-		seen := e.get("a", name)
+		seen, err := c.Client.BatchV1().Jobs("a").Create(ctx, newJob("a", name, "low", 8, ""), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		e.wait("a", name, "marked Suspended by the Job controller", func(j *batchv1.Job, _ int) bool {
 			return j.ResourceVersion != seen.ResourceVersion
 		})

@@ -171,7 +171,14 @@ func (m member) yaml(cat *hardware.Catalog, count int) ([]byte, error) {
 	meanHeld := held / float64(w)
 	meanHours := m.median * math.Exp(m.sigma*m.sigma/2)
 	rate := m.load * float64(capacity) / (float64(m.teams) * meanHours * meanHeld)
-	days := float64(count)/(rate*float64(m.teams))/24 + 2
+	arrivals := float64(count) / (rate * float64(m.teams)) / 24 // days
+	days := arrivals + 2
+	// Warm-up: two days, but at most a tenth of the arrivals, so that a
+	// short cut of a busy member still has jobs to measure.
+	warmup := fmt.Sprintf("%dh", min(48, int(math.Ceil(arrivals*24/10))))
+	if warmup == "48h" {
+		warmup = "2d"
+	}
 	sizes, weights := ints(m.sizes), ints(m.weights)
 	fmt.Fprintf(&b, "workload:\n  synthetic:\n    count: %d\n    classes:\n", count)
 	for i := range m.teams {
@@ -190,7 +197,7 @@ func (m member) yaml(cat *hardware.Catalog, count int) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "        instance_types: [%s]\n", strings.Join(ts, ", "))
 	}
-	fmt.Fprintf(&b, "sim:\n  seed: 1\n  horizon: %dd\n  warmup: 2d\n  bucket: 1h\n", int(math.Ceil(days)))
+	fmt.Fprintf(&b, "sim:\n  seed: 1\n  horizon: %dd\n  warmup: %s\n  bucket: 1h\n", int(math.Ceil(days)), warmup)
 	return []byte(b.String()), nil
 }
 

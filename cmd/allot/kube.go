@@ -388,7 +388,7 @@ func describeKube(k *kubeTarget, id string) (*live.Description, error) {
 	if err != nil {
 		return nil, kubeErr(err)
 	}
-	slices.SortStableFunc(evs.Items, func(a, b corev1.Event) int { return kube.EventTime(&a).Compare(kube.EventTime(&b)) })
+	kube.SortEvents(evs.Items)
 	t0 := j.CreationTimestamp.Time
 	for _, e := range evs.Items {
 		if e.InvolvedObject.UID != j.UID {

@@ -1,9 +1,11 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,11 +65,18 @@ func (c *Controller) History() (*live.History, error) {
 		}
 		add(submitted(j), "submitted", "")
 		mine := byUID[string(j.UID)]
-		slices.SortStableFunc(mine, func(a, b corev1.Event) int { return EventTime(&a).Compare(EventTime(&b)) })
+		SortEvents(mine)
 		run := 0
 		running := false
+		last := submitted(j)
 		for _, e := range mine {
+			// An Event's time is cut to the second: never before the
+			// submission (exact) or the Event before it.
 			t := EventTime(&e)
+			if t.Before(last) {
+				t = last
+			}
+			last = t
 			switch {
 			case e.Reason == "Admitted":
 				flavor := strings.TrimSuffix(strings.Fields(e.Message + " ? ?")[2], ",")
@@ -143,6 +152,21 @@ func minTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// SortEvents orders Events as they happened. Their times are whole
+// seconds, and an admission and the preemption that ends it often share
+// one; within a second the API server's order of writing them (their
+// resourceVersions) decides, not the list's order, which is by name.
+func SortEvents(evs []corev1.Event) {
+	slices.SortStableFunc(evs, func(a, b corev1.Event) int {
+		if c := EventTime(&a).Compare(EventTime(&b)); c != 0 {
+			return c
+		}
+		ra, _ := strconv.ParseUint(a.ResourceVersion, 10, 64)
+		rb, _ := strconv.ParseUint(b.ResourceVersion, 10, 64)
+		return cmp.Compare(ra, rb)
+	})
 }
 
 // EventTime is when an Event happened (its last occurrence).

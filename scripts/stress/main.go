@@ -175,9 +175,9 @@ func (m member) yaml(cat *hardware.Catalog, count int) ([]byte, error) {
 	days := arrivals + 2
 	// Warm-up: two days, but at most a tenth of the arrivals, so that a
 	// short cut of a busy member still has jobs to measure.
-	warmup := fmt.Sprintf("%dh", min(48, int(math.Ceil(arrivals*24/10))))
-	if warmup == "48h" {
-		warmup = "2d"
+	warmup := "2d"
+	if h := int(math.Ceil(arrivals * 24 / 10)); h < 48 {
+		warmup = fmt.Sprintf("%dh", h)
 	}
 	sizes, weights := ints(m.sizes), ints(m.weights)
 	fmt.Fprintf(&b, "workload:\n  synthetic:\n    count: %d\n    classes:\n", count)

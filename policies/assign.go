@@ -39,6 +39,10 @@ type entry struct {
 	nWhy       int
 	placeNeed  placeNeed
 	flavor     int // placement flavor (single-podset generic jobs)
+	// othersMatter: a type's outcome read more than the job's own team
+	// (ownlimits.go); ownLimited: it did not, and the job cannot go.
+	othersMatter bool
+	ownLimited   bool
 }
 
 type target struct {

@@ -77,6 +77,20 @@ func (c *Core) checkNomination(w *Workload) {
 	}
 }
 
+// checkOwnLimits checks that a head kept out by its own team's limits
+// would be kept out by a fresh nomination too: no type where it fits or
+// finds victims.
+func (c *Core) checkOwnLimits(w *Workload) {
+	e := c.spareEntry()
+	*e = entry{w: w, q: w.Queue, qn: c.tree.qNode[w.Queue]}
+	c.withOff(OwnLimits, func() { c.nominate(e) })
+	defer func() { c.spareEntries = append(c.spareEntries, e) }()
+	if e.mode != modeNoFit && e.mode != modeNoCandidates {
+		c.mismatch(OwnLimits, "%s kept out by its team's limits; afresh mode %d flavor %d targets %s",
+			checkName(w), e.mode, e.flavor, targetNames(e.targets))
+	}
+}
+
 // checkChoice checks that choosing a flavor with tie-skip off picks the
 // same one, in the same mode, with the same victims. It returns the
 // choice made again (the first lived in scratch space the second reused)

@@ -42,8 +42,10 @@ type Core struct {
 	rankBuf  []ranked
 	byNode   []int
 	sub      entry // a one-flavor search's entry: only the fields a search reads are kept current (searchFlavor)
-	keyBuf   []byte
-	arena    arena
+	// ownStop: the last first test stopped at the job's own team's limits.
+	ownStop bool
+	keyBuf  []byte
+	arena   arena
 	// protection: when running jobs may be preempted again (minruntime.go)
 	protection protections
 	// protOrdered: every job started when admitted, so a level's jobs

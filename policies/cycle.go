@@ -91,9 +91,19 @@ func (c *Core) quotaCycle(now float64) bool {
 			entries = append(entries, w.nomEntry)
 			continue
 		}
+		// Kept out by its own team's limits: the same outcome, not the
+		// same nomination, so it keeps the version it was made at.
+		if reuse && w.nomEntry != nil && c.ownLimitsHold(w) {
+			if checking {
+				c.checkOwnLimits(w)
+			}
+			entries = append(entries, w.nomEntry)
+			continue
+		}
 		e := c.spareEntry()
 		*e = entry{w: w, q: w.Queue, qn: c.tree.qNode[w.Queue]}
 		c.nominate(e)
+		e.ownLimited = c.ownLimitedNomination(e)
 		entries = append(entries, e)
 		if reuse {
 			if old := w.nomEntry; old != nil {

@@ -26,6 +26,7 @@ func (c *Core) sourcesAndFirstTest(e *entry, src *sourcesOf) (borrowing, nominal
 	c.untake(removed)
 	if !borrowing && !nominal {
 		src.same, src.hier, src.prio = src.same[:0], src.hier[:0], src.prio[:0]
+		c.ownStop = true
 		return false, false
 	}
 	c.classicalSources(e, src)

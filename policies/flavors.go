@@ -147,6 +147,7 @@ func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, 
 		frs = append(frs, fr)
 		if !(val <= qnode.cells[fr].quota.Nominal || c.mayReclaimInHierarchy(e.qn, fr, val) || c.canPreemptWhileBorrowing(e.q)) {
 			preemptPossible = false
+			e.othersMatter = true
 			ch.why = why{code: whyNoPreemption, f: f, r: r, val: val, avail: t.queueAvailable(e.qn, fr)}
 		}
 		if ch.mode == modeFit {
@@ -162,6 +163,7 @@ func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, 
 	}
 	c.scratch.frs = frs[:0]
 	if ch.mode == modeFit {
+		e.othersMatter = true
 		return false
 	}
 	ch.frsNeed = c.keepFRs(w.nomEntry, frs)
@@ -181,6 +183,7 @@ func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, 
 func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch *flavorChoice, skip bool, bar int) {
 	w, f := e.w, ch.f
 	if skip {
+		e.othersMatter = true
 		ch.mode = modeNoCandidates
 		return
 	}
@@ -198,6 +201,7 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 			c.scratch.subUsage = sub.usage[:0]
 		}
 		if bar >= 0 && c.reclaimBorrowAtLeast(e, sub.usage, bar) {
+			e.othersMatter = true
 			ch.mode = modeNoCandidates
 			ch.borrow = c.borrowAfter(e, sub.usage, nil) // as a search finding none reports it
 			return
@@ -205,7 +209,11 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 		if p := c.pools[f]; p != nil {
 			sub.placeNeed = c.need(w.shape, f).place
 		}
+		c.ownStop = false
 		ch.targets = c.targetsOn(e, sub, f)
+		if len(ch.targets) > 0 || !c.ownStop {
+			e.othersMatter = true
+		}
 		if len(ch.targets) == 0 {
 			ch.mode = modeNoCandidates
 			ch.why = why{code: whyNoCandidates, f: f, r: -1}
@@ -222,7 +230,9 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 			}
 		}
 		ch.borrow = c.borrowAfter(e, sub.usage, ch.targets)
+		return
 	}
+	e.othersMatter = true // victims are found for the whole assignment later
 }
 
 // borrowAfter is the borrowing level of usage in e's queue once targets are

@@ -21,11 +21,12 @@ const (
 	FlatOrder                        // heads and victim teams under a root of teams alone are read off one sorted list
 	TieSkip                          // a later type that could only tie with the best so far is not searched
 	FirstTest                        // a victim search that no set of victims could satisfy reads no candidate
+	OwnLimits                        // a head its own team's limits keep out keeps its nomination until its team changes
 	numShortcuts
 )
 
 var shortcutNames = [numShortcuts]string{"settled-cycle", "kept-nomination", "remembered-search", "quick-none",
-	"fit-once", "flat-order", "tie-skip", "first-test"}
+	"fit-once", "flat-order", "tie-skip", "first-test", "own-limits"}
 
 func (s Shortcut) String() string {
 	if s < numShortcuts {

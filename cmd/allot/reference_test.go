@@ -65,7 +65,7 @@ func TestReferenceRunDecidesExactlyAsTheDefault(t *testing.T) {
 func TestEachShortcutSwitchedOffByNameDecidesAsTheDefault(t *testing.T) {
 	f := "../../scenarios/hyperpod-teams.yaml"
 	want := summaryWithoutWallTime(t, f)
-	for _, s := range []string{"settled-cycle", "kept-nomination", "remembered-search", "quick-none", "fit-once", "flat-order", "tie-skip", "first-test"} {
+	for _, s := range []string{"settled-cycle", "kept-nomination", "remembered-search", "quick-none", "fit-once", "flat-order", "tie-skip", "first-test", "own-limits"} {
 		if got := summaryWithoutWallTime(t, f, "--off", s); got != want {
 			t.Errorf("--off %s changed the summary:\n%s\n%s", s, got, want)
 		}
@@ -88,8 +88,8 @@ func TestEachShortcutSwitchedOffByNameDecidesAsTheDefault(t *testing.T) {
 			t.Errorf("line %q: off=%v", l, off)
 		}
 	}
-	if lines != 8 {
-		t.Errorf("%d SHORTCUT lines, want 8:\n%s", lines, errs)
+	if lines != 9 {
+		t.Errorf("%d SHORTCUT lines, want 9:\n%s", lines, errs)
 	}
 	code, _, errs = cli("sim", f, "--off", "settled,bogus")
 	if code != 2 || !strings.Contains(errs, `unknown shortcut "settled"`) || !strings.Contains(errs, "first-test") {

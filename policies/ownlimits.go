@@ -1,0 +1,40 @@
+package policies
+
+// A head its own team's limits keep out (the own-limits shortcut). Under
+// nested cohorts every release in the tree requeues every parked head, and
+// at the tree's capacity most of them fail again for a reason that reads
+// their own team alone: with every job of the team it may take gone, the
+// job still would not fit the team's quota plus borrowing limit. The team's
+// usage, its jobs and its limits change only through changes the log
+// records against the team (or, for quotas, voids), so until one of those
+// the head fails again on every type, whatever the rest of the tree does.
+// Its nomination is then reused: it is set aside as before, taking and
+// reserving nothing (teams that reclaim only from lower priorities, whose
+// heads with no victims reserve their usage, are left out), so the cycle's
+// decisions are the ones a fresh nomination gives. Its reasons are the
+// kept ones; a fresh nomination could word them after the rest of the tree
+// (how much is free to the team).
+//
+// A nomination qualifies when every type it rated ended for one of those
+// reasons: the type never fits the team (no node holds it, no quota, more
+// than quota plus borrowing limit), or the search's first test stopped at
+// the team's own limits. A type that fit, needed a search that went on, was
+// skipped, or was answered from memory disqualifies it.
+
+// ownLimitsHold says whether w's kept nomination may be reused because its
+// own team's limits keep it out and its team, quotas and node counts are
+// unchanged since it was made.
+func (c *Core) ownLimitsHold(w *Workload) bool {
+	e := w.nomEntry
+	if !e.ownLimited || !c.on(OwnLimits) {
+		return false
+	}
+	ch := &c.changes
+	return c.tally(OwnLimits, ch.void <= w.nomVer && ch.team[w.Queue] <= w.nomVer)
+}
+
+// ownLimitedNomination says whether a fresh nomination qualifies.
+func (c *Core) ownLimitedNomination(e *entry) bool {
+	return !e.othersMatter && (e.mode == modeNoFit || e.mode == modeNoCandidates) &&
+		!c.m.FairSharing.Enabled && c.m.Queues[e.q].Reclaim == Any
+}

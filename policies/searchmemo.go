@@ -180,7 +180,11 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 		}
 		ownGrew = true
 	}
-	if !(same && c.unchangedSince(v, e.q, 1<<uint(f), ownGrew)) && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i], ownGrew) {
+	unchanged := same && c.unchangedSince(v, e.q, 1<<uint(f), ownGrew)
+	if same && !unchanged && !ownGrew {
+		unchanged = c.searchUnchangedAtDepth(v, e.q, 1<<uint(f))
+	}
+	if !unchanged && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i], ownGrew) {
 		return nil, false
 	}
 	if !same {

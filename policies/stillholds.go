@@ -102,9 +102,24 @@ func (c *Core) stillHolds(w *Workload) bool {
 // reads about the types in the set types has changed since state version v;
 // with ownGrew, changes to q itself are left to the caller.
 func (c *Core) unchangedSince(v uint64, q int, types uint64, ownGrew bool) bool {
-	if !c.teamAndQuotasUnchangedSince(v, q, ownGrew) {
-		return false
-	}
+	return c.teamAndQuotasUnchangedSince(v, q, ownGrew) && c.typesAndBorrowersUnchangedSince(v, q, types, ownGrew)
+}
+
+// searchUnchangedAtDepth says whether a classical search of a head of
+// queue q on the types, made at version v, read nothing that changed
+// since, at any depth of cohorts: it reads its ancestors' usage only on
+// the types searched (whose versions move with any usage there) and takes
+// only from teams that borrow on them. (A nomination reads more: fair
+// sharing compares cohorts' shares, which read every type.)
+func (c *Core) searchUnchangedAtDepth(v uint64, q int, types uint64) bool {
+	ch := &c.changes
+	return !c.m.FairSharing.Enabled && ch.void <= v && ch.team[q] <= v && c.typesAndBorrowersUnchangedSince(v, q, types, false)
+}
+
+// typesAndBorrowersUnchangedSince says whether the usage and nodes of the
+// types, and the teams of q's tree that now borrow on them (but q, with
+// ownGrew), are unchanged since state version v.
+func (c *Core) typesAndBorrowersUnchangedSince(v uint64, q int, types uint64, ownGrew bool) bool {
 	ch := &c.changes
 	t := c.tree
 	qn := t.qNode[q]

@@ -161,6 +161,7 @@ func (c *Core) fairTargets(e *entry) []target {
 		// back. Not a record of takes: its own team's growth could
 		// change this answer.
 		c.took.known = false
+		c.ownStop = true
 		return nil
 	}
 	if c.on(QuickNone) && c.tally(QuickNone, c.quickSaysNone(e, strategies)) {

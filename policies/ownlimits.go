@@ -11,7 +11,8 @@ package policies
 // Its nomination is then reused: it is set aside as before, taking and
 // reserving nothing (teams that reclaim only from lower priorities, whose
 // heads with no victims reserve their usage, are left out), so the cycle's
-// decisions are the ones a fresh nomination gives. Its reasons are the
+// decisions are the ones a fresh nomination gives. Under fair sharing the
+// first test asks the team's borrowing limit alone, to the same end. Its reasons are the
 // kept ones; a fresh nomination could word them after the rest of the tree
 // (how much is free to the team).
 //
@@ -33,8 +34,12 @@ func (c *Core) ownLimitsHold(w *Workload) bool {
 	return c.tally(OwnLimits, ch.void <= w.nomVer && ch.team[w.Queue] <= w.nomVer)
 }
 
-// ownLimitedNomination says whether a fresh nomination qualifies.
+// ownLimitedNomination says whether a fresh nomination qualifies. Under
+// fair sharing the team must hang straight from its root: heads of such
+// teams are processed in the order of their own standings, so a head that
+// changes nothing moves no other; deeper, a tournament between cohorts
+// reads each one's best head, which could be this one.
 func (c *Core) ownLimitedNomination(e *entry) bool {
 	return !e.othersMatter && (e.mode == modeNoFit || e.mode == modeNoCandidates) &&
-		!c.m.FairSharing.Enabled && c.m.Queues[e.q].Reclaim == Any
+		(!c.m.FairSharing.Enabled || c.tree.amongSiblings(e.qn)) && c.m.Queues[e.q].Reclaim == Any
 }

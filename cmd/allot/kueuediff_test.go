@@ -85,6 +85,9 @@ type diffRecorder struct {
 	events map[int][]string // step -> "job-signature admit FLAVOR" / "... preempt REASON"
 	busy   map[string]bool  // jobs and workloads between two states
 	log    []string         // every event with its time, for a failure's report
+	// staleFrom is the first step after which the system was found
+	// stalled (0: never).
+	staleFrom int
 }
 
 func newRecorder() *diffRecorder {
@@ -148,6 +151,9 @@ type diffSystem struct {
 	name  string
 	label func(j *batchv1.Job, b diffBatch)
 	watch func(ctx context.Context, r *diffRecorder)
+	// check, when set, runs once a step is quiet and says what is wrong
+	// with the system's own state ("" when nothing is).
+	check func(ctx context.Context) string
 }
 
 // Allot's quota policy and the real Kueue v0.17, fed the same workloads on
@@ -169,26 +175,41 @@ func TestKueueDifferential(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
-			// Kueue preempts one victim at a time, and short jobs end as
-			// they were admitted, so a step can race in Kueue itself (once:
-			// borrow-reclaim's step 5 admitted a borrower into freed room
-			// and evicted it at once). A workload that differs is fed once
-			// more, on a fresh control plane; a difference that recurs
-			// fails. The first run's difference stays in the log.
-			if kueueDiff(t, bin, f) {
-				return
-			}
-			t.Logf("%s: decisions differed; feeding it once more", filepath.Base(f))
-			if !kueueDiff(t, bin, f) {
-				t.Fatalf("allot and Kueue decided differently, twice")
+			// Kueue v0.17 can stall: after admitting a borrower into room
+			// whose owner's job was just requeued and evicting it for that
+			// job in the same instant, it leaves the job pending with its
+			// quota free (docs/export.md). Decisions from the step where
+			// Kueue was found stalled on are explained, and the workload is
+			// fed again. Any difference before that step, or in a run where
+			// Kueue did not stall, fails.
+			for feeds := 1; ; feeds++ {
+				switch kueueDiff(t, bin, f) {
+				case diffSame:
+					return
+				case diffUnexplained:
+					t.Fatalf("allot and Kueue decided differently")
+				}
+				if feeds == 3 {
+					t.Fatalf("Kueue stalled in %d feeds of %s in a row", feeds, filepath.Base(f))
+				}
+				t.Logf("%s: Kueue stalled; feeding it again", filepath.Base(f))
 			}
 		})
 	}
 }
 
-// kueueDiff feeds a workload to Kueue and to allot and reports whether
-// they decided alike, logging each step's decisions.
-func kueueDiff(t *testing.T, bin, file string) bool {
+// diffResult is how one feed of a workload compared.
+type diffResult int
+
+const (
+	diffSame        diffResult = iota
+	diffUnexplained            // a difference no stale Kueue state explains
+	diffKueueStalled           // differences only from the step Kueue was found stalled
+)
+
+// kueueDiff feeds a workload to Kueue and to allot and compares their
+// decisions, logging each step's.
+func kueueDiff(t *testing.T, bin, file string) diffResult {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -256,6 +277,7 @@ func kueueDiff(t *testing.T, bin, file string) bool {
 			}
 		},
 		watch: func(ctx context.Context, r *diffRecorder) { watchWorkloads(ctx, t, c, r) },
+		check: func(ctx context.Context) string { return kueueStalled(ctx, t, c, k, w.Nodes) },
 	}
 	al := &diffSystem{name: "allot",
 		label: func(j *batchv1.Job, b diffBatch) {
@@ -281,7 +303,8 @@ func kueueDiff(t *testing.T, bin, file string) bool {
 	stopAllot()
 
 	var report strings.Builder
-	failed := false
+	stale := got["kueue"].staleFrom
+	result := diffSame
 	for i := range steps {
 		a, b := got["kueue"].events[i+1], got["allot"].events[i+1]
 		slices.Sort(a)
@@ -290,19 +313,23 @@ func kueueDiff(t *testing.T, bin, file string) bool {
 		for _, line := range counted(a) {
 			fmt.Fprintf(&report, "  %s\n", line)
 		}
-		if !slices.Equal(a, b) {
-			failed = true
-			fmt.Fprintf(&report, "  DIFFERS: kueue %v\n           allot %v\n", counted(a), counted(b))
+		if slices.Equal(a, b) {
+			continue
 		}
+		why := "DIFFERS"
+		if stale > 0 && i+1 >= stale {
+			why = "DIFFERS (explained: Kueue stalled in step " + strconv.Itoa(stale) + ")"
+			result = max(result, diffKueueStalled)
+		} else {
+			result = diffUnexplained
+		}
+		fmt.Fprintf(&report, "  %s: kueue %v\n           allot %v\n", why, counted(a), counted(b))
 	}
 	t.Logf("%s: %d jobs, %d steps\n%s", filepath.Base(file), jobs, len(steps), report.String())
-	if failed || testing.Verbose() {
+	if result != diffSame || testing.Verbose() {
 		t.Logf("their events:\nkueue:\n%s\nallot:\n%s", strings.Join(got["kueue"].log, "\n"), strings.Join(got["allot"].log, "\n"))
 	}
-	if failed {
-		t.Logf("allot and Kueue decided differently")
-	}
-	return !failed
+	return result
 }
 
 // counted is sorted events as "N× event".
@@ -355,6 +382,17 @@ func feed(t *testing.T, c *kubetest.Cluster, sys *diffSystem, steps [][]diffBatc
 		r.mu.Lock()
 		r.log = append(r.log, fmt.Sprintf("step %d quiet after %s", i+1, time.Since(t0).Round(time.Millisecond)))
 		r.mu.Unlock()
+		if sys.check == nil {
+			continue
+		}
+		if msg := sys.check(ctx); msg != "" {
+			r.mu.Lock()
+			r.log = append(r.log, fmt.Sprintf("step %d: %s", i+1, msg))
+			if r.staleFrom == 0 {
+				r.staleFrom = i + 1
+			}
+			r.mu.Unlock()
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -380,7 +418,10 @@ func diffJob(ns, name string, b diffBatch) *batchv1.Job {
 	}
 }
 
-var workloadsGVR = schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "workloads"}
+var (
+	workloadsGVR     = schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "workloads"}
+	clusterQueuesGVR = schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "clusterqueues"}
+)
 
 // watchWorkloads records Kueue's decisions from its Workloads: an
 // admission (with the flavor of the accelerators) when Admitted turns

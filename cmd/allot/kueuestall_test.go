@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/allot-sim/allot/live/kube"
+	"github.com/allot-sim/allot/live/kube/kubetest"
+	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/scenarios/export"
+	"gopkg.in/yaml.v3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// kueueStalled names a pending Workload that Kueue's own rules would
+// admit at once, found once Kueue is quiet: in a BestEffortFIFO
+// ClusterQueue, it fits what the queue leaves of its nominal quota on a
+// flavor it may use, and either the nodes have the GPUs free and no other
+// ClusterQueue borrows that flavor, or its queue reclaims from any
+// priority and the free GPUs and what others borrow cover it. A working
+// Kueue leaves none; "" when there is none.
+func kueueStalled(ctx context.Context, t *testing.T, c *kubetest.Cluster, k *export.Kueue, nodes map[string]int) string {
+	dyn, err := dynamic.NewForConfig(c.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := dyn.Resource(workloadsGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wls := make([]*kueue.Workload, len(l.Items))
+	for i, u := range l.Items {
+		wls[i] = &kueue.Workload{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, wls[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return stalledIn(wls, k, nodes)
+}
+
+// stalledIn is kueueStalled's rule over a list of Workloads.
+func stalledIn(wls []*kueue.Workload, k *export.Kueue, nodes map[string]int) string {
+	used := map[string]map[string]int64{} // ClusterQueue -> flavor -> GPUs held
+	total := map[string]int64{}           // flavor -> GPUs held
+	var pending []*kueue.Workload
+	for _, w := range wls {
+		switch {
+		case isTrue(w.Status.Conditions, kueue.WorkloadFinished):
+		case isTrue(w.Status.Conditions, kueue.WorkloadQuotaReserved) && w.Status.Admission != nil:
+			cq := string(w.Status.Admission.ClusterQueue)
+			if used[cq] == nil {
+				used[cq] = map[string]int64{}
+			}
+			for _, a := range w.Status.Admission.PodSetAssignments {
+				g := a.ResourceUsage[kube.ResourceNVIDIA]
+				f := string(a.Flavors[kube.ResourceNVIDIA])
+				used[cq][f] += g.Value()
+				total[f] += g.Value()
+			}
+		default:
+			pending = append(pending, w)
+		}
+	}
+	lq := map[string]string{} // namespace/LocalQueue -> ClusterQueue
+	for _, q := range k.LocalQueues {
+		lq[q.Namespace+"/"+q.Name] = string(q.Spec.ClusterQueue)
+	}
+	capacity := map[string]int64{} // flavor -> GPUs on its nodes
+	typeOf := map[string]string{}
+	for _, f := range k.Flavors {
+		typeOf[f.Name] = f.Spec.NodeLabels[export.InstanceTypeLabel]
+		capacity[f.Name] = int64(nodes[typeOf[f.Name]] * 8)
+	}
+	nominal := map[string]map[string]int64{}
+	borrowed := map[string]map[string]int64{} // ClusterQueue -> flavor -> GPUs over its nominal quota
+	for _, cq := range k.ClusterQueues {
+		nominal[cq.Name] = map[string]int64{}
+		borrowed[cq.Name] = map[string]int64{}
+		for _, g := range cq.Spec.ResourceGroups {
+			for _, f := range g.Flavors {
+				for _, r := range f.Resources {
+					if r.Name == kube.ResourceNVIDIA {
+						fl := string(f.Name)
+						nominal[cq.Name][fl] = r.NominalQuota.Value()
+						borrowed[cq.Name][fl] = max(0, used[cq.Name][fl]-r.NominalQuota.Value())
+					}
+				}
+			}
+		}
+	}
+	for _, w := range pending {
+		cq := lq[w.Namespace+"/"+string(w.Spec.QueueName)]
+		var spec *kueue.ClusterQueue
+		for _, q := range k.ClusterQueues {
+			if q.Name == cq {
+				spec = q
+			}
+		}
+		if spec == nil || spec.Spec.QueueingStrategy != kueue.BestEffortFIFO || len(w.Spec.PodSets) != 1 {
+			continue
+		}
+		ps := w.Spec.PodSets[0]
+		req := ps.Template.Spec.Containers[0].Resources.Requests[kube.ResourceNVIDIA]
+		gpus := req.Value() * int64(ps.Count)
+		pin := ps.Template.Spec.NodeSelector[export.InstanceTypeLabel]
+		reclaimAny := spec.Spec.Preemption != nil && spec.Spec.Preemption.ReclaimWithinCohort == kueue.PreemptionPolicyAny
+		for f, nom := range nominal[cq] {
+			if pin != "" && typeOf[f] != pin || used[cq][f]+gpus > nom {
+				continue
+			}
+			free, others := capacity[f]-total[f], int64(0)
+			for q := range borrowed {
+				if q != cq {
+					others += borrowed[q][f]
+				}
+			}
+			if others == 0 && free >= gpus || reclaimAny && free+others >= gpus {
+				return fmt.Sprintf("Kueue left %s/%s pending: its %d GPUs fit ClusterQueue %s's nominal quota of %s (%d of %d used); %d GPUs are free and other ClusterQueues borrow %d it may reclaim",
+					w.Namespace, w.Name, gpus, cq, f, used[cq][f], nom, free, others)
+			}
+		}
+	}
+	return ""
+}
+
+// The stall rule, on the states borrow-reclaim's Kueue run ended step 5
+// in. Stalled (as Kueue v0.17 once left it): team a runs 40 GPUs, 8 of
+// them borrowed from b, whose 8-GPU job waits with b at 24 of its 32; b
+// reclaims from any priority, so Kueue's rules take a's borrowed job for
+// it. Stalled too: b at 24 with 8 GPUs free and nobody borrowing. Not
+// stalled: a and b at their 32, a's borrowers and b's fifth job waiting.
+func TestAKueueThatLeavesAFittingJobPendingIsFoundStalled(t *testing.T) {
+	data, err := os.ReadFile("testdata/kueuediff/borrow-reclaim.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w diffWorkload
+	if err := yaml.Unmarshal(data, &w); err != nil {
+		t.Fatal(err)
+	}
+	fleet := []kube.FleetType{{Name: "p5.48xlarge", Resource: kube.ResourceNVIDIA, PerNode: 8, Nodes: []string{"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"}}}
+	s, err := scenarios.ParseLiveOnFleet("borrow-reclaim.yaml", []byte(w.Policy), fleetYAML(fleet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := export.ToKueue(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flavor := k.Flavors[0].Name
+	queue := map[string]string{}
+	cq := map[string]string{}
+	for _, q := range k.LocalQueues {
+		queue[q.Namespace], cq[q.Namespace] = q.Name, string(q.Spec.ClusterQueue)
+	}
+	n := 0
+	job := func(ns, state string) *kueue.Workload {
+		n++
+		gpus := corev1.ResourceList{kube.ResourceNVIDIA: *resource.NewQuantity(8, resource.DecimalSI)}
+		wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("job-%d", n)},
+			Spec: kueue.WorkloadSpec{QueueName: kueue.LocalQueueName(queue[ns]), PodSets: []kueue.PodSet{{Name: "main", Count: 1,
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "train", Resources: corev1.ResourceRequirements{Requests: gpus}}}}}}}}}
+		if state == "pending" {
+			return wl
+		}
+		wl.Status.Conditions = []metav1.Condition{{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue}}
+		if state == "finished" {
+			wl.Status.Conditions = append(wl.Status.Conditions, metav1.Condition{Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue})
+		}
+		wl.Status.Admission = &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(cq[ns]), PodSetAssignments: []kueue.PodSetAssignment{{
+			Name: "main", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{kube.ResourceNVIDIA: kueue.ResourceFlavorReference(flavor)}, ResourceUsage: gpus}}}
+		return wl
+	}
+	state := func(a, b, bPending, aPending int) []*kueue.Workload {
+		var out []*kueue.Workload
+		for range a {
+			out = append(out, job("a", "running"))
+		}
+		for range b {
+			out = append(out, job("b", "running"))
+		}
+		for range 4 {
+			out = append(out, job("b", "finished"))
+		}
+		for range bPending {
+			out = append(out, job("b", "pending"))
+		}
+		for range aPending {
+			out = append(out, job("a", "pending"))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name               string
+		a, b, bWait, aWait int
+		stalled            bool
+	}{
+		{"a borrows b's room while b waits", 5, 3, 2, 6, true},
+		{"b's room free while b waits", 4, 3, 2, 6, true},
+		{"both at their quota", 4, 4, 1, 6, false},
+	} {
+		got := stalledIn(state(tc.a, tc.b, tc.bWait, tc.aWait), k, w.Nodes)
+		if (got != "") != tc.stalled || tc.stalled && !strings.Contains(got, "Kueue left b/") {
+			t.Errorf("%s: %q, want stalled %v", tc.name, got, tc.stalled)
+		}
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/live/kube/kubetest"
@@ -211,5 +213,28 @@ func TestAKueueThatLeavesAFittingJobPendingIsFoundStalled(t *testing.T) {
 		if (got != "") != tc.stalled || tc.stalled && !strings.Contains(got, "Kueue left b/") {
 			t.Errorf("%s: %q, want stalled %v", tc.name, got, tc.stalled)
 		}
+	}
+}
+
+// An admission reclaimed within a second, in its step, is a transient
+// pair: the comparison may leave both out (Kueue's requeue race); one
+// reclaimed later, or preempted for another reason, is not.
+func TestAnAdmissionReclaimedAtOnceIsATransientPair(t *testing.T) {
+	r := newRecorder()
+	r.step = 5
+	r.add("s1-a-low-8g-6", "admit p5.48xlarge", "")
+	r.add("s1-a-low-8g-6", "preempt InCohortReclamation", "")
+	r.add("s1-a-low-8g-7", "admit p5.48xlarge", "")
+	r.add("s1-a-low-8g-7", "preempt InClusterQueue", "")
+	r.add("s1-a-low-8g-3", "admit p5.48xlarge", "")
+	r.admitted["s1-a-low-8g-3"] = admittedAt{step: 5, at: time.Now().Add(-2 * time.Second), ev: "s1-a-low-8g admit p5.48xlarge"}
+	r.add("s1-a-low-8g-3", "preempt InCohortReclamation", "")
+	want := []string{"s1-a-low-8g admit p5.48xlarge", "s1-a-low-8g preempt InCohortReclamation"}
+	if got := r.transient[5]; !slices.Equal(got, want) {
+		t.Fatalf("transient pairs %v, want %v", got, want)
+	}
+	ev := slices.Sorted(slices.Values(r.events[5]))
+	if got := without(ev, r.transient[5]); len(got) != 4 {
+		t.Errorf("events less the pair: %v, want the other four", got)
 	}
 }

@@ -93,7 +93,7 @@ func (c *Core) quotaCycle(now float64) bool {
 		}
 		// Kept out by its own team's limits: the same outcome, not the
 		// same nomination, so it keeps the version it was made at.
-		if reuse && w.nomEntry != nil && c.ownLimitsHold(w) {
+		if reuse && w.nomEntry != nil && w.nomEntry.ownLimited && c.ownLimitsHold(w) {
 			if checking {
 				c.checkOwnLimits(w)
 			}

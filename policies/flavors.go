@@ -163,7 +163,6 @@ func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, 
 	}
 	c.scratch.frs = frs[:0]
 	if ch.mode == modeFit {
-		e.othersMatter = true
 		return false
 	}
 	ch.frsNeed = c.keepFRs(w.nomEntry, frs)
@@ -183,7 +182,6 @@ func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, 
 func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch *flavorChoice, skip bool, bar int) {
 	w, f := e.w, ch.f
 	if skip {
-		e.othersMatter = true
 		ch.mode = modeNoCandidates
 		return
 	}
@@ -201,7 +199,6 @@ func (c *Core) searchFlavor(e *entry, pi int, g *ResourceGroup, acc accUsage, ch
 			c.scratch.subUsage = sub.usage[:0]
 		}
 		if bar >= 0 && c.reclaimBorrowAtLeast(e, sub.usage, bar) {
-			e.othersMatter = true
 			ch.mode = modeNoCandidates
 			ch.borrow = c.borrowAfter(e, sub.usage, nil) // as a search finding none reports it
 			return

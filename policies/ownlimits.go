@@ -16,11 +16,15 @@ package policies
 // kept ones; a fresh nomination could word them after the rest of the tree
 // (how much is free to the team).
 //
-// A nomination qualifies when every type it rated ended for one of those
-// reasons: the type never fits the team (no node holds it, no quota, more
-// than quota plus borrowing limit), or the search's first test stopped at
-// the team's own limits. A type that fit, needed a search that went on, was
-// skipped, or was answered from memory disqualifies it.
+// A nomination qualifies when it cannot go and every type it rated that
+// did not fit or find victims ended for one of those reasons: the type
+// never fits the team (no node holds it, no quota, more than quota plus
+// borrowing limit), or the search's first test stopped at the team's own
+// limits. A search that went on or was answered from memory, or a type
+// where preemption is impossible as the tree stands, disqualifies it.
+// (A type skipped because a better one was found, or that fit, leaves the
+// job able to go, unless another podset or group cannot: and that one
+// alone then keeps it out.)
 
 // ownLimitsHold says whether w's kept nomination may be reused because its
 // own team's limits keep it out and its team, quotas and node counts are

@@ -12,9 +12,9 @@ package policies
 // reserving nothing (teams that reclaim only from lower priorities, whose
 // heads with no victims reserve their usage, are left out), so the cycle's
 // decisions are the ones a fresh nomination gives. Under fair sharing the
-// first test asks the team's borrowing limit alone, to the same end. Its reasons are the
-// kept ones; a fresh nomination could word them after the rest of the tree
-// (how much is free to the team).
+// first test asks the team's borrowing limit alone, to the same end. Its
+// reasons are the kept ones; a fresh nomination could word them after the
+// rest of the tree (how much is free to the team).
 //
 // A nomination qualifies when it cannot go and every type it rated that
 // did not fit or find victims ended for one of those reasons: the type
@@ -26,12 +26,11 @@ package policies
 // job able to go, unless another podset or group cannot: and that one
 // alone then keeps it out.)
 
-// ownLimitsHold says whether w's kept nomination may be reused because its
-// own team's limits keep it out and its team, quotas and node counts are
-// unchanged since it was made.
+// ownLimitsHold says whether w's kept nomination, one its own team's
+// limits kept out (entry.ownLimited), may be reused: its team, quotas and
+// node counts are unchanged since it was made.
 func (c *Core) ownLimitsHold(w *Workload) bool {
-	e := w.nomEntry
-	if !e.ownLimited || !c.on(OwnLimits) {
+	if !c.on(OwnLimits) {
 		return false
 	}
 	ch := &c.changes

@@ -181,7 +181,7 @@ func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
 		ownGrew = true
 	}
 	unchanged := same && c.unchangedSince(v, e.q, 1<<uint(f), ownGrew)
-	if same && !unchanged && !ownGrew && !c.tree.amongSiblings(e.qn) { // a root of teams was just asked
+	if same && !unchanged && !ownGrew && !c.tree.amongSiblings(e.qn) { // under a root of teams, unchangedSince has answered
 		unchanged = c.searchUnchangedAtDepth(v, e.q, 1<<uint(f))
 	}
 	if !unchanged && !c.changedTeamsLeadNowhere(v, sub, f, &m.took[i], ownGrew) {

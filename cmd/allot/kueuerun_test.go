@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -64,6 +65,7 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	cqs := schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "clusterqueues"}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
@@ -71,7 +73,7 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 			t.Fatalf("kueue exited: %v\n%s", err, log.String())
 		default:
 		}
-		l, err := dyn.Resource(clusterQueuesGVR).List(context.Background(), metav1.ListOptions{})
+		l, err := dyn.Resource(cqs).List(context.Background(), metav1.ListOptions{})
 		active := 0
 		if err == nil {
 			for _, u := range l.Items {

@@ -68,6 +68,17 @@ func (c *Core) refreshShare(nd *treeNode, n int) {
 
 func (c *Core) computeShare(n int) drs { return c.shareWith(n, nil, -1) }
 
+// shareIs records d as node n's share as its usage now stands: a search
+// that worked out a team's share without a job (shareWithout) and then
+// took the job need not work it out again.
+func (c *Core) shareIs(n int, d drs) {
+	nd := &c.tree.nodes[n]
+	nd.drsVal, nd.drsVer = d, nd.ver
+	if checking && c.computeShare(n) != d {
+		panic("shareIs: the share given is not the node's share")
+	}
+}
+
 // shareWithout is node n's share as if its usage were lower by without:
 // what a share would become if a job of that node left, without touching
 // the tree (a node's share reads only its own usage, quota and lendable).

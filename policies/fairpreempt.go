@@ -271,6 +271,9 @@ func (c *Core) fairTargets(e *entry) []target {
 			tNew := c.shareAfterLosing(ta, x)
 			if passes(strategies[0], pNew, tOld, tNew) {
 				take(x, ReasonInCohortFairSharing)
+				if ta == qn {
+					c.shareIs(qn, tNew) // what the ordering reads next
+				}
 				break
 			}
 			q := usageOn(x, e.frsNeed)

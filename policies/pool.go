@@ -12,7 +12,8 @@ import "math/bits"
 type node struct {
 	a, c, m Qty // free
 	healthy bool
-	bucket  int // -1 when not linked
+	bucket  int   // -1 when not linked
+	trial   int32 // 1 + its slot in pool.trial; 0: it has no trial room
 }
 
 type pool struct {
@@ -263,11 +264,33 @@ func (p *pool) trialOccupy(pl *placement) {
 			t.c -= pl.c
 			t.m -= pl.m
 			if t.a == 0 && t.c == 0 && t.m == 0 {
-				*t = p.trial[len(p.trial)-1]
-				p.trial = p.trial[:len(p.trial)-1]
+				p.dropTrialRoom(t)
 			}
 		}
 	}
+}
+
+// trialEmptied is how many of trialWhole's nodes a placement released on
+// trial empties: what trialOccupy of it would take off trialWhole.
+func (p *pool) trialEmptied(pl *placement) int {
+	n := 0
+	if pl.whole {
+		for _, i := range pl.nodes {
+			if p.nodes[i].healthy {
+				n++
+			}
+		}
+		return n
+	}
+	if pl.holdsNone() {
+		return 0
+	}
+	for _, i := range pl.nodes {
+		if x := &p.nodes[i]; x.healthy && x.trial > 0 && p.isFreeWith(x, &p.trial[x.trial-1]) {
+			n++
+		}
+	}
+	return n
 }
 
 // holdsNone says whether a placement holds no room on its nodes (a job
@@ -276,15 +299,28 @@ func (p *pool) trialOccupy(pl *placement) {
 // it is taken back than when it was released.
 func (pl *placement) holdsNone() bool { return pl.a == 0 && pl.c == 0 && pl.m == 0 }
 
-// trialRoom is node i's trial room, added (empty) if it has none.
+// trialRoom is node i's trial room, added (empty) if it has none. Each
+// node knows its slot: a search taking many victims would otherwise scan
+// the list once per victim.
 func (p *pool) trialRoom(i int32) *trialRoom {
-	for k := range p.trial {
-		if p.trial[k].i == i {
-			return &p.trial[k]
-		}
+	if k := p.nodes[i].trial; k > 0 {
+		return &p.trial[k-1]
 	}
 	p.trial = append(p.trial, trialRoom{i: i})
+	p.nodes[i].trial = int32(len(p.trial))
 	return &p.trial[len(p.trial)-1]
+}
+
+// dropTrialRoom removes an emptied trial room, moving the last into its slot.
+func (p *pool) dropTrialRoom(t *trialRoom) {
+	k := p.nodes[t.i].trial
+	p.nodes[t.i].trial = 0
+	last := p.trial[len(p.trial)-1]
+	p.trial = p.trial[:len(p.trial)-1]
+	if int(k) <= len(p.trial) {
+		p.trial[k-1] = last
+		p.nodes[last.i].trial = k
+	}
 }
 
 // isFreeWith says whether a node with trial room t would be empty; a node

@@ -8,8 +8,9 @@ import (
 
 // A victim search counts the room its trial victims would free beside the
 // nodes instead of releasing them; every fits answer must be the one the
-// pool gives after releasing them for real, and putting the victims back
-// must leave no trial room behind.
+// pool gives after releasing them for real, and putting the victims back,
+// in any order, must take off the emptied-node count what trialEmptied
+// said and leave no trial room behind.
 func TestTrialRoomAnswersFitsAsReleasingTheVictims(t *testing.T) {
 	const capA, capC, capM = 8 * Milli, 96 * Milli, 1024 * Milli
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -53,10 +54,19 @@ func TestTrialRoomAnswersFitsAsReleasingTheVictims(t *testing.T) {
 		}
 		rng.Shuffle(len(victims), func(i, j int) { victims[i], victims[j] = victims[j], victims[i] })
 		for _, v := range victims {
+			before, emptied := p.trialWhole, p.trialEmptied(v)
 			p.trialOccupy(v)
+			if before-p.trialWhole != emptied {
+				t.Fatalf("trial %d: putting back %+v took %d emptied nodes off the count, trialEmptied said %d", trial, *v, before-p.trialWhole, emptied)
+			}
 		}
 		if len(p.trial) != 0 || p.trialWhole != 0 {
 			t.Fatalf("trial %d: %d nodes keep trial room and %d emptied after every victim is back", trial, len(p.trial), p.trialWhole)
+		}
+		for i := range p.nodes {
+			if p.nodes[i].trial != 0 {
+				t.Fatalf("trial %d: node %d still names trial slot %d with no trial room left", trial, i, p.nodes[i].trial)
+			}
 		}
 	}
 }

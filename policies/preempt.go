@@ -328,6 +328,16 @@ func (c *Core) stillBorrowing(q, lca int, frs []int) bool {
 
 func (c *Core) minimise(e *entry, targets []target, allowBorrow bool) []target {
 	for i := len(targets) - 2; i >= 0; i-- {
+		if c.backLeavesTooFewNodes(e, targets[i].w) {
+			if checking {
+				c.restoreTarget(targets[i].w)
+				if c.fits(e, allowBorrow) {
+					panic("allotcheck: a victim put back left too few nodes by the pool's counts, yet the job fits")
+				}
+				c.removeTarget(targets[i].w)
+			}
+			continue // it stays a target: putting it back and taking it out again changes nothing
+		}
 		c.restoreTarget(targets[i].w)
 		if c.fits(e, allowBorrow) {
 			targets[i] = targets[len(targets)-1]
@@ -337,6 +347,21 @@ func (c *Core) minimise(e *entry, targets []target, allowBorrow bool) []target {
 		}
 	}
 	return targets
+}
+
+// backLeavesTooFewNodes says whether, with victim x back on its nodes, e's
+// job would find too few whole nodes free: the answer fits would give
+// after restoreTarget, read off the pool's counts without moving x.
+func (c *Core) backLeavesTooFewNodes(e *entry, x *Workload) bool {
+	pl := &x.place
+	if e.flavor < 0 || !e.placeNeed.whole || pl.flavor != e.flavor || len(pl.nodes) == 0 {
+		return false
+	}
+	p := c.pools[e.flavor]
+	if p == nil {
+		return false
+	}
+	return p.nWhole+p.trialWhole-p.trialEmptied(pl) < e.placeNeed.nodes
 }
 
 // removeTarget simulates a job's departure: quota and nodes.

@@ -16,12 +16,13 @@ func (c *Core) mismatch(s Shortcut, format string, args ...any) {
 	panic(fmt.Sprintf("allotcheck: shortcut %s answered wrongly at t=%g: %s", s, c.now, fmt.Sprintf(format, args...)))
 }
 
-// withOff computes f with shortcut s off and c.took kept as it was.
+// withOff computes f with shortcut s off, and c.took and the work counts
+// kept as they were.
 func (c *Core) withOff(s Shortcut, f func()) {
-	off, took := c.off, c.took
+	off, took, work := c.off, c.took, c.counts.Work
 	c.off |= 1 << s
 	f()
-	c.off, c.took = off, took
+	c.off, c.took, c.counts.Work = off, took, work
 }
 
 // checkNoTargets checks that e's search, made with s off, finds nobody.

@@ -103,6 +103,7 @@ func (c *Core) quotaCycle(now float64) bool {
 		e := c.spareEntry()
 		*e = entry{w: w, q: w.Queue, qn: c.tree.qNode[w.Queue]}
 		c.nominate(e)
+		c.counts.Work.Nominations++
 		e.ownLimited = c.ownLimitedNomination(e)
 		entries = append(entries, e)
 		if reuse {
@@ -229,6 +230,7 @@ func (c *Core) process(e *entry, now float64) bool {
 			}
 		}
 		if overlap {
+			c.counts.Work.Claimed++
 			if c.fitsWithVictimsOut(e, func(e *entry) bool { return c.fits(e, true) }, nil) {
 				c.reserveFull(e)
 				w.waiting = true

@@ -225,6 +225,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	ord := c.newFairOrdering(e, src, w)
 	ord.live, ord.lazy, ord.reclaim = live, w.lazy, spec.Reclaim
 	take := func(x *Workload, reason string) {
+		c.counts.Work.Tried++
 		c.removeTarget(x)
 		targets = append(targets, target{x, reason})
 		fit = c.fitsOwnUsageIn(e)

@@ -29,6 +29,7 @@ func (v variant) reason() string {
 }
 
 func (c *Core) findTargets(e *entry) []target {
+	c.counts.Work.Searches++
 	c.arena.reset()
 	c.took.known = false
 	if c.m.FairSharing.Enabled {
@@ -270,6 +271,7 @@ func (c *Core) classicalTargets(e *entry) []target {
 				if allowBorrow && v == vReclaimWithoutBorrowing && w.Queue != e.q {
 					continue
 				}
+				c.counts.Work.Tried++
 				c.removeTarget(w)
 				targets = append(targets, target{w, v.reason()})
 				if c.fits(e, allowBorrow) {

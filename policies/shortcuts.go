@@ -81,9 +81,19 @@ func ParseShortcuts(list string) (ShortcutSet, error) {
 }
 
 // ShortcutCounts are the hits and misses of each shortcut over a core's
-// life.
+// life, and the work they are read against.
 type ShortcutCounts struct {
 	Hits, Misses [numShortcuts]int64
+	Work         WorkCounts
+}
+
+// WorkCounts is what the quota policy did, counted whatever the shortcuts:
+// what a workload costs, and why (docs/performance.md).
+type WorkCounts struct {
+	Nominations int64 // heads nominated afresh, not kept from an earlier cycle
+	Searches    int64 // victim searches run, not remembered
+	Tried       int64 // victims those searches took on trial before they fit or gave up
+	Claimed     int64 // heads whose victims a head processed before them in the cycle had claimed
 }
 
 // on says whether shortcut s may answer.

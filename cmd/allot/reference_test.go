@@ -60,8 +60,8 @@ func TestReferenceRunDecidesExactlyAsTheDefault(t *testing.T) {
 }
 
 // allot sim --off NAME turns one shortcut off, with the same summary;
-// --stats reports each shortcut's hits and misses on standard error only,
-// and says which are off.
+// --stats reports each shortcut's hits and misses, and one WORK line, on
+// standard error only, and says which shortcuts are off.
 func TestEachShortcutSwitchedOffByNameDecidesAsTheDefault(t *testing.T) {
 	f := "../../scenarios/hyperpod-teams.yaml"
 	want := summaryWithoutWallTime(t, f)
@@ -90,6 +90,9 @@ func TestEachShortcutSwitchedOffByNameDecidesAsTheDefault(t *testing.T) {
 	}
 	if lines != 9 {
 		t.Errorf("%d SHORTCUT lines, want 9:\n%s", lines, errs)
+	}
+	if n := strings.Count(errs, "\nWORK nominations="); n != 1 || strings.Contains(out, "WORK") {
+		t.Errorf("%d WORK lines on standard error, want 1 (and none in the summary):\n%s", n, errs)
 	}
 	code, _, errs = cli("sim", f, "--off", "settled,bogus")
 	if code != 2 || !strings.Contains(errs, `unknown shortcut "settled"`) || !strings.Contains(errs, "first-test") {

@@ -138,7 +138,7 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
 	cmd.Flags().BoolVar(&reference, "reference", false, "turn off the core's shortcuts (docs/performance.md lists those it covers): the same decisions, slower")
-	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line, and each core shortcut's hits and misses as SHORTCUT lines, on standard error")
+	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line, each core shortcut's hits and misses as SHORTCUT lines, and the core's work as a WORK line, on standard error")
 	cmd.Flags().StringVar(&off, "off", "", "turn off the core's shortcuts named (comma-separated; docs/performance.md lists them): the same decisions")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
 	addEngineFlag(cmd, &engine)

@@ -22,7 +22,8 @@ func printStats(w io.Writer, name string, s *reports.Summary) {
 }
 
 // printShortcuts writes each of the core's shortcuts with its hits and
-// misses, one SHORTCUT line each, and whether it was switched off.
+// misses, one SHORTCUT line each, and whether it was switched off; then
+// one WORK line of what the quota policy did.
 func printShortcuts(w io.Writer, k *policies.ShortcutCounts, off policies.ShortcutSet) {
 	for _, s := range policies.Shortcuts() {
 		state := "on"
@@ -31,6 +32,8 @@ func printShortcuts(w io.Writer, k *policies.ShortcutCounts, off policies.Shortc
 		}
 		fmt.Fprintf(w, "SHORTCUT name=%s %s hits=%d misses=%d\n", s, state, k.Hits[s], k.Misses[s])
 	}
+	fmt.Fprintf(w, "WORK nominations=%d searches=%d victims_tried=%d claimed_before=%d\n",
+		k.Work.Nominations, k.Work.Searches, k.Work.Tried, k.Work.Claimed)
 }
 
 // startCPUProfile profiles the simulation into path; the returned function

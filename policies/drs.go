@@ -75,7 +75,7 @@ func (c *Core) shareIs(n int, d drs) {
 	nd := &c.tree.nodes[n]
 	nd.drsVal, nd.drsVer = d, nd.ver
 	if checking && c.computeShare(n) != d {
-		panic("shareIs: the share given is not the node's share")
+		panic("allotcheck: shareIs was given a share that is not the node's")
 	}
 }
 

@@ -243,23 +243,13 @@ func (p *pool) trialRelease(pl *placement) {
 }
 
 func (p *pool) trialOccupy(pl *placement) {
-	if pl.whole {
-		for _, i := range pl.nodes {
-			if p.nodes[i].healthy {
-				p.trialWhole--
-			}
-		}
-		return
-	}
-	if pl.holdsNone() {
+	p.trialWhole -= p.trialEmptied(pl)
+	if pl.whole || pl.holdsNone() {
 		return
 	}
 	for _, i := range pl.nodes {
 		if x := &p.nodes[i]; x.healthy {
 			t := p.trialRoom(i)
-			if p.isFreeWith(x, t) {
-				p.trialWhole--
-			}
 			t.a -= pl.a
 			t.c -= pl.c
 			t.m -= pl.m
@@ -271,7 +261,7 @@ func (p *pool) trialOccupy(pl *placement) {
 }
 
 // trialEmptied is how many of trialWhole's nodes a placement released on
-// trial empties: what trialOccupy of it would take off trialWhole.
+// trial empties: what taking it back (trialOccupy) takes off trialWhole.
 func (p *pool) trialEmptied(pl *placement) int {
 	n := 0
 	if pl.whole {

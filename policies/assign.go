@@ -43,6 +43,10 @@ type entry struct {
 	// (ownlimits.go); ownLimited: it did not, and the job cannot go.
 	othersMatter bool
 	ownLimited   bool
+	// stand is its team's standing with the job admitted, worked out at the
+	// team node's version standVer (0: not yet; versions start at 1).
+	stand    standing
+	standVer uint64
 }
 
 type target struct {

@@ -20,6 +20,7 @@ type pool struct {
 	capA, capC, capM Qty
 	nodes            []node
 	buckets          [][]uint64 // healthy nodes by free room (whole units of the main dimension), as bitsets
+	inBucket         []int32    // how many nodes each bucket holds: a full pool's empty buckets are passed over unread
 	whole            []uint64   // healthy, entirely free nodes
 	nWhole           int
 	healthy          int
@@ -47,6 +48,7 @@ type placement struct {
 func newPool(capA, capC, capM Qty, n int) *pool {
 	p := &pool{capA: capA, capC: capC, capM: capM}
 	p.buckets = make([][]uint64, p.key(capA, capC)+1)
+	p.inBucket = make([]int32, len(p.buckets))
 	p.grow(n)
 	return p
 }
@@ -85,6 +87,7 @@ func (p *pool) link(i int32) {
 	k := p.key(nd.a, nd.c)
 	nd.bucket = k
 	p.buckets[k] = setBit(p.buckets[k], i)
+	p.inBucket[k]++
 	if p.isFree(nd) {
 		p.whole = setBit(p.whole, i)
 		p.nWhole++
@@ -95,6 +98,7 @@ func (p *pool) unlink(i int32) {
 	nd := &p.nodes[i]
 	p.healthy--
 	clearBit(p.buckets[nd.bucket], i)
+	p.inBucket[nd.bucket]--
 	nd.bucket = -1
 	if p.isFree(nd) {
 		clearBit(p.whole, i)
@@ -118,8 +122,10 @@ func (p *pool) adjust(i int32, da, dc, dm Qty) {
 	nd.m += dm
 	if k := p.key(nd.a, nd.c); k != nd.bucket {
 		clearBit(p.buckets[nd.bucket], i)
+		p.inBucket[nd.bucket]--
 		nd.bucket = k
 		p.buckets[k] = setBit(p.buckets[k], i)
+		p.inBucket[k]++
 	}
 	if free := p.isFree(nd); free != wasFree {
 		if free {
@@ -180,6 +186,9 @@ func (p *pool) find(nd placeNeed, buf []int32) []int32 {
 		return buf
 	}
 	for k := p.key(nd.a, nd.c); k < len(p.buckets); k++ {
+		if p.inBucket[k] == 0 {
+			continue
+		}
 		for w, word := range p.buckets[k] {
 			for word != 0 {
 				b := bits.TrailingZeros64(word)

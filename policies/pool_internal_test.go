@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -66,6 +67,45 @@ func TestTrialRoomAnswersFitsAsReleasingTheVictims(t *testing.T) {
 		for i := range p.nodes {
 			if p.nodes[i].trial != 0 {
 				t.Fatalf("trial %d: node %d still names trial slot %d with no trial room left", trial, i, p.nodes[i].trial)
+			}
+		}
+	}
+}
+
+// Each bucket's count is the number of nodes filed in it, whatever jobs
+// came, went or found their nodes down: find passes over a bucket whose
+// count is zero without reading it, so a wrong count would hide a node.
+func TestBucketCountsMatchTheNodesFiledThere(t *testing.T) {
+	const capA, capC, capM = 8 * Milli, 96 * Milli, 1024 * Milli
+	rng := rand.New(rand.NewPCG(7, 11))
+	p := newPool(capA, capC, capM, 70) // two words of bits per bucket
+	var running []*placement
+	for step := range 3000 {
+		switch r := rng.IntN(10); {
+		case r < 5:
+			a := Qty(1+rng.IntN(12)) * Milli
+			nd, _ := p.need(a, a*4, a*32)
+			pl := &placement{}
+			if p.place(0, nd, pl) {
+				pl.nodes = slices.Clone(pl.nodes)
+				p.occupy(pl)
+				running = append(running, pl)
+			}
+		case r < 9 && len(running) > 0:
+			i := rng.IntN(len(running))
+			p.release(running[i])
+			running = slices.Delete(running, i, i+1)
+		default:
+			i := int32(rng.IntN(len(p.nodes)))
+			p.setHealthy(i, !p.nodes[i].healthy)
+		}
+		for k, b := range p.buckets {
+			n := 0
+			for _, word := range b {
+				n += bits.OnesCount64(word)
+			}
+			if int(p.inBucket[k]) != n {
+				t.Fatalf("step %d: bucket %d holds %d nodes, its count says %d", step, k, n, p.inBucket[k])
 			}
 		}
 	}

@@ -54,6 +54,7 @@ func (c *Core) processFair(entries []*entry, now float64) bool {
 type ranked struct {
 	i        int
 	standing standing
+	w        *Workload // entries[i].w, held here: the sort reads it often
 }
 
 // standing is what a tournament between teams compares first: whether the
@@ -88,11 +89,11 @@ func (c *Core) flatGroup(entries []*entry, done []bool, root int) []ranked {
 		if done[i] || t.rootOf[e.qn] != root {
 			continue
 		}
-		r := ranked{i, c.teamStanding(e)}
+		r := ranked{i, c.teamStanding(e), e.w}
 		// Insertion: a cycle has a head per team, a few dozen at most.
 		group = append(group, r)
 		j := len(group) - 1
-		for ; j > 0 && c.standsBefore(e, entries[group[j-1].i], r.standing, group[j-1].standing); j-- {
+		for ; j > 0 && standsBefore(r.w, group[j-1].w, r.standing, group[j-1].standing); j-- {
 			group[j] = group[j-1]
 		}
 		group[j] = r
@@ -101,26 +102,33 @@ func (c *Core) flatGroup(entries []*entry, done []bool, root int) []ranked {
 	return group
 }
 
-// teamStanding is e's team's standing once e is admitted.
+// teamStanding is e's team's standing once e is admitted. It reads only
+// the team's node (usage, quota, lendable: any change bumps its version),
+// so a kept entry keeps it from cycle to cycle while the team is still.
 func (c *Core) teamStanding(e *entry) standing {
-	return standing{c.borrowsOnAdmission(e), c.shareWith(e.qn, e.usage, 1)}
+	if v := c.tree.nodes[e.qn].ver; e.standVer != v {
+		e.stand, e.standVer = standing{c.borrowsOnAdmission(e), c.shareWith(e.qn, e.usage, 1)}, v
+	} else if checking && e.stand != (standing{c.borrowsOnAdmission(e), c.shareWith(e.qn, e.usage, 1)}) {
+		panic("allotcheck: a kept standing is not its team's standing")
+	}
+	return e.stand
 }
 
 // standsBefore orders two heads by their standings, then priority and age.
-func (c *Core) standsBefore(a, b *entry, sa, sb standing) bool {
+func standsBefore(a, b *Workload, sa, sb standing) bool {
 	if sa.borrows != sb.borrows {
 		return !sa.borrows
 	}
 	if k := cmpDRS(sa.share, sb.share); k != 0 {
 		return k < 0
 	}
-	if a.w.Priority != b.w.Priority {
-		return a.w.Priority > b.w.Priority
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
 	}
-	if a.w.Order != b.w.Order {
-		return a.w.Order < b.w.Order
+	if a.Order != b.Order {
+		return a.Order < b.Order
 	}
-	return a.w.Seq < b.w.Seq
+	return a.Seq < b.Seq
 }
 
 // tournamentPick chooses the next entry under fair sharing.
@@ -206,7 +214,7 @@ func (c *Core) tournamentLess(a, b *entry, cohort int) bool {
 		sa.share, sa.borrows = c.shareOnAdmission(ca, a)
 		sb.share, sb.borrows = c.shareOnAdmission(cb, b)
 	}
-	return c.standsBefore(a, b, sa, sb)
+	return standsBefore(a.w, b.w, sa, sb)
 }
 
 // shareOnAdmission is the share of node n (e's team or a cohort above it)

@@ -33,7 +33,7 @@ if ! grep -q "^    count: $JOBS$" "$tmp/scenario.yaml"; then
   echo "instructions.sh: could not set the job count in scenarios/bench/100k-jobs.yaml" >&2
   exit 1
 fi
-GOGC=off GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
+GODEBUG=cpu.rdtscp=off GOGC=off GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
   "$BIN" sim "$tmp/scenario.yaml" --policy "$POLICY" --json > /dev/null 2> "$tmp/err"
 ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/err")
 if [ -z "$ir" ]; then

@@ -135,7 +135,11 @@ func (c *Core) merged(m *mergeIter, e *entry, srcs []source, adv, evicting bool,
 		if b == minPrio {
 			continue
 		}
-		it := c.newCandIter(s.team, e.q, e.frsNeed, b)
+		read := uint8(readRunning)
+		if evicting {
+			read = readEvicting
+		}
+		it := c.newCandIter(s.team, e.q, e.frsNeed, b, read, newerOnly(p, e.w))
 		it.f = candFilter{kind: filterClassical, e: e, adv: adv, evicting: evicting}
 		m.its = append(m.its, it)
 		m.lca = append(m.lca, s.lca)

@@ -39,6 +39,15 @@ func bound(p PreemptPolicy, preemptor *Workload) int32 {
 	return maxPrio
 }
 
+// newerOnly is the preemptor when policy p lets it take jobs of its own
+// priority only if they were queued after it, else nil (walker.newer).
+func newerOnly(p PreemptPolicy, preemptor *Workload) *Workload {
+	if p == LowerOrNewerEqualPriority {
+		return preemptor
+	}
+	return nil
+}
+
 // borrowBound is the first priority a team's borrowWithinCohort policy
 // never lets its preemptor take from another team while it borrows:
 // nothing under Never; below the preemptor's priority and at most the

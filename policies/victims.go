@@ -2,6 +2,7 @@ package policies
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -25,6 +26,12 @@ type admLevel struct {
 	// one job filed here ever held (never lowered), so that a search can
 	// bound what the level could free without reading its jobs.
 	sum, peak []Qty
+	// queuedLate counts the jobs filed here that were queued after they
+	// were admitted (only a snapshot's or a restored job can be). While
+	// it is 0, no job admitted at or before a time was queued after it,
+	// which lets a walk for jobs queued after a preemptor stop early
+	// (walker.newer).
+	queuedLate int
 }
 
 func (l *admLevel) count(w *Workload, sign Qty) {
@@ -85,6 +92,9 @@ func victimFlavor(w *Workload, nR int) int {
 // so far and lands at or next to the tail; a snapshot's running jobs may
 // come in any order.
 func (v *victimIndex) add(w *Workload, nR int) {
+	if checking && w.state == stateEvicting {
+		panic("allotcheck: a job being evicted was filed in a level of the victim index")
+	}
 	w.vflavor = victimFlavor(w, nR)
 	l := v.level(w.vflavor, w.Priority)
 	var after *Workload // the job just before w in walk order (toward the tail)
@@ -105,6 +115,9 @@ func (v *victimIndex) add(w *Workload, nR int) {
 	}
 	w.inLevel = true
 	l.count(w, 1)
+	if w.Order > w.admittedAt {
+		l.queuedLate++
+	}
 }
 
 func (v *victimIndex) unlink(w *Workload) {
@@ -127,6 +140,9 @@ func (v *victimIndex) unlink(w *Workload) {
 	}
 	w.prev, w.next, w.inLevel = nil, nil, false
 	l.count(w, -1)
+	if w.Order > w.admittedAt {
+		l.queuedLate--
+	}
 }
 
 // markEvicting moves a job to the evicting set (first in candidate order),
@@ -217,6 +233,11 @@ type walker struct {
 	q      int
 	levels []*admLevel
 	bound  int32 // levels at or above this priority are not read
+	// newer, when set, is a preemptor that may take jobs of its own
+	// priority only if they were queued after it (LowerOrNewerEqual): at
+	// that level only such jobs are read.
+	newer  *Workload
+	stopAt float64 // in the level read now: stop at a job admitted at or before this
 	lvl    int
 	cur    *Workload
 	buf    []*Workload
@@ -237,12 +258,23 @@ func (wk *walker) advance() {
 			if wk.lvl >= len(wk.levels) || wk.levels[wk.lvl].prio >= wk.bound {
 				return
 			}
-			wk.cur = wk.c.walkStart(wk.levels[wk.lvl])
+			l := wk.levels[wk.lvl]
+			wk.cur = wk.c.walkStart(l)
+			onlyNewer := wk.newer != nil && l.prio == wk.newer.Priority
+			wk.stopAt = math.Inf(-1)
+			if onlyNewer && l.queuedLate == 0 {
+				// A job queued after the preemptor was admitted after
+				// it was queued: the level, newest admitted first, has
+				// none left once admissions reach that time.
+				wk.stopAt = wk.newer.Order
+			}
 			if wk.c.orderMovesWithTime() {
 				// Orders that depend on the time: sort the level.
 				wk.buf = wk.buf[:0]
 				for w := wk.cur; w != nil; w = w.prev {
-					wk.buf = append(wk.buf, w)
+					if !onlyNewer || w.Order > wk.newer.Order {
+						wk.buf = append(wk.buf, w)
+					}
 				}
 				slices.SortStableFunc(wk.buf, func(a, b *Workload) int { return wk.c.candidateCmp(a, b, wk.q) })
 				wk.bufPos, wk.cur = 0, nil
@@ -253,8 +285,25 @@ func (wk *walker) advance() {
 			}
 		}
 		// The level is kept in walk order (victimIndex.add).
+		if wk.cur.admittedAt <= wk.stopAt {
+			if checking {
+				wk.checkNoneNewer()
+			}
+			wk.cur = nil
+			continue
+		}
 		wk.head, wk.cur = wk.cur, wk.cur.prev
 		return
+	}
+}
+
+// checkNoneNewer panics if the rest of the level a walk stops early in
+// holds a job queued after the preemptor.
+func (wk *walker) checkNoneNewer() {
+	for w := wk.cur; w != nil; w = w.prev {
+		if w.Order > wk.newer.Order {
+			panic("allotcheck: a walk for jobs queued after a preemptor stopped before one")
+		}
 	}
 }
 
@@ -295,18 +344,31 @@ func (c *Core) keep(f *candFilter, w *Workload) bool {
 
 // candIterFor starts a filtered walk over a team's candidates for an entry.
 func (c *Core) candIterFor(team int, e *entry, p PreemptPolicy, kind uint8) *candIter {
-	it := c.newCandIter(team, e.q, e.frsNeed, bound(p, e.w))
+	it := c.newCandIter(team, e.q, e.frsNeed, bound(p, e.w), readAll, newerOnly(p, e.w))
 	it.f = candFilter{kind: kind, e: e, policy: p}
 	return it
 }
 
+// Which of a team's jobs a walk reads: a job being evicted is kept in the
+// index's evicting list and out of its levels (markEvicting), so a pass
+// that wants only one kind need not read the other.
+const (
+	readAll      = iota
+	readEvicting // the evicting list alone
+	readRunning  // the levels alone
+)
+
 // newCandIter reads team's jobs on the flavors of frs; bound stops before
 // jobs of that priority or higher (use maxPrio for no bound).
-func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32) *candIter {
+func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32, read uint8, newer *Workload) *candIter {
 	v := &c.queues[team].victims
 	it := c.arena.iter()
 	it.c, it.q = c, preemptorQueue
-	for _, w := range v.evicting {
+	evicting := v.evicting
+	if read == readRunning {
+		evicting = nil
+	}
+	for _, w := range evicting {
 		if usesAny(w, frs) {
 			it.ev = append(it.ev, w)
 		}
@@ -314,11 +376,14 @@ func (c *Core) newCandIter(team, preemptorQueue int, frs []int, bound int32) *ca
 	if len(it.ev) > 1 && c.orderMovesWithTime() {
 		slices.SortStableFunc(it.ev, func(a, b *Workload) int { return c.candidateCmp(a, b, preemptorQueue) })
 	}
+	if read == readEvicting {
+		return it
+	}
 	nR := len(c.m.Resources)
 	add := func(f int) {
 		if ls := v.levels(f); len(ls) > 0 {
 			wk := c.arena.walker()
-			wk.c, wk.q, wk.levels, wk.bound, wk.lvl = c, preemptorQueue, ls, bound, -1
+			wk.c, wk.q, wk.levels, wk.bound, wk.newer, wk.lvl = c, preemptorQueue, ls, bound, newer, -1
 			wk.advance()
 			it.walkers = append(it.walkers, wk)
 		}

@@ -40,6 +40,7 @@ type Core struct {
 	headBuf  []*Workload
 	doneBuf  []bool
 	rankBuf  []ranked
+	orderBuf []*entry // a classical cycle's heads in processing order
 	byNode   []int
 	sub      entry // a one-flavor search's entry: only the fields a search reads are kept current (searchFlavor)
 	// ownStop: the last first test stopped at the job's own team's limits.

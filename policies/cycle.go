@@ -3,7 +3,6 @@ package policies
 import (
 	mbits "math/bits"
 	"slices"
-	"sort"
 )
 
 // One scheduling cycle of the quota policy (Kueue's scheduler loop): every
@@ -122,16 +121,22 @@ func (c *Core) quotaCycle(now float64) bool {
 	if c.m.FairSharing.Enabled {
 		progress = c.processFair(entries, now)
 	} else {
-		idx := make([]int, len(entries))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return c.classicalBefore(entries[idx[a]], entries[idx[b]]) })
-		for _, i := range idx {
-			if c.process(entries[i], now) {
+		order := append(c.orderBuf[:0], entries...)
+		slices.SortStableFunc(order, func(a, b *entry) int {
+			if c.classicalBefore(a, b) {
+				return -1
+			}
+			if c.classicalBefore(b, a) {
+				return 1
+			}
+			return 0
+		})
+		for _, e := range order {
+			if c.process(e, now) {
 				progress = true
 			}
 		}
+		c.orderBuf = order
 	}
 	for _, r := range c.reserved {
 		c.tree.removeAll(r.node, r.usage)

@@ -3,7 +3,8 @@
 # callgrind: a yardstick for speed changes that, unlike wall time, does not
 # move with the other work on a shared machine. The garbage collector is off
 # and the run held to one thread, so that two builds are compared on the
-# work they do, not on when the collector ran.
+# work they do, not on when the collector ran; asynchronous preemption is
+# off because callgrind can abort on the signals it sends.
 #
 #   scripts/instructions.sh [BINARY] [JOBS] [POLICY]
 #
@@ -33,7 +34,7 @@ if ! grep -q "^    count: $JOBS$" "$tmp/scenario.yaml"; then
   echo "instructions.sh: could not set the job count in scenarios/bench/100k-jobs.yaml" >&2
   exit 1
 fi
-GODEBUG=cpu.rdtscp=off GOGC=off GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
+GODEBUG=asyncpreemptoff=1 GOGC=off GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
   "$BIN" sim "$tmp/scenario.yaml" --policy "$POLICY" --json > /dev/null 2> "$tmp/err"
 ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/err")
 if [ -z "$ir" ]; then

@@ -85,11 +85,14 @@ func (c *Core) collectSubtree(e *entry, cur, skip, lca int, out []source) []sour
 		}
 		out = c.collectSubtree(e, ch, skip, lca, out)
 	}
-	for _, qn := range t.nodes[cur].queues {
-		if qn == e.qn || t.withinNominal(qn, e.frsNeed) {
+	for _, q := range t.nodes[cur].queueIDs {
+		if checking && t.overOnAny(q, e.frsNeed) == t.withinNominal(t.qNode[q], e.frsNeed) {
+			panic("allotcheck: a team's over bits disagree with its usage")
+		}
+		if q == e.q || !t.overOnAny(q, e.frsNeed) { // within nominal
 			continue
 		}
-		out = append(out, source{t.nodes[qn].queue, lca})
+		out = append(out, source{q, lca})
 	}
 	return out
 }

@@ -15,7 +15,10 @@ type treeNode struct {
 	queue   int       // queue index, -1 for cohorts
 	cohorts []int
 	queues  []int // node indices of child queues
-	weight  float64
+	// queueIDs are the same queues' indices, so that a walk asking which
+	// of them borrow reads the over bits, not each node.
+	queueIDs []int
+	weight   float64
 	// cells holds the node's figures by flavor-resource, side by side:
 	// the tree's arithmetic reads several of one flavor-resource at once.
 	cells    []frCell
@@ -114,6 +117,7 @@ func newQuotaTree(m *Model) *quotaTree {
 			p := t.cNode[q.Cohort]
 			t.nodes[n].parent = p
 			t.nodes[p].queues = append(t.nodes[p].queues, n)
+			t.nodes[p].queueIDs = append(t.nodes[p].queueIDs, qi)
 		}
 	}
 	for i := range t.nodes { // the nodes are all made: pointers into them hold

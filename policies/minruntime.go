@@ -93,7 +93,7 @@ func (c *Core) walkStart(l *admLevel) *Workload {
 // cohort tree waiting for victims are looked at again.
 func (c *Core) protectionEnded(w *Workload) {
 	if w.inLevel {
-		l := c.queues[w.Queue].victims.level(w.vflavor, w.Priority)
+		l := c.queues[w.Queue].victims.level(int(w.vflavor), w.Priority)
 		if l.unprot == nil || admissionCmp(w, l.unprot) < 0 {
 			l.unprot = w
 		}

@@ -65,7 +65,7 @@ func heapUp(h []*Workload, i int, firstCome bool) {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
-		h[i].heapIdx, h[p].heapIdx = i, p
+		h[i].heapIdx, h[p].heapIdx = int32(i), int32(p)
 		i = p
 	}
 }
@@ -85,24 +85,24 @@ func heapDown(h []*Workload, i int, firstCome bool) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]
-		h[i].heapIdx, h[m].heapIdx = i, m
+		h[i].heapIdx, h[m].heapIdx = int32(i), int32(m)
 		i = m
 	}
 }
 
 func heapPush(h []*Workload, w *Workload, firstCome bool) []*Workload {
-	w.heapIdx = len(h)
+	w.heapIdx = int32(len(h))
 	h = append(h, w)
-	heapUp(h, w.heapIdx, firstCome)
+	heapUp(h, len(h)-1, firstCome)
 	return h
 }
 
 func heapRemove(h []*Workload, w *Workload, firstCome bool) []*Workload {
-	i := w.heapIdx
+	i := int(w.heapIdx)
 	last := len(h) - 1
 	if i != last {
 		h[i] = h[last]
-		h[i].heapIdx = i
+		h[i].heapIdx = int32(i)
 	}
 	h[last] = nil
 	h = h[:last]
@@ -157,7 +157,7 @@ func (q *queueState) remove(w *Workload, firstCome bool) {
 }
 
 func (q *queueState) addAdmitted(w *Workload, nR int) {
-	w.queuePos = len(q.admitted)
+	w.queuePos = int32(len(q.admitted))
 	q.admitted = append(q.admitted, w)
 	if q.noVictims {
 		return

@@ -95,8 +95,8 @@ func (v *victimIndex) add(w *Workload, nR int) {
 	if checking && w.state == stateEvicting {
 		panic("allotcheck: a job being evicted was filed in a level of the victim index")
 	}
-	w.vflavor = victimFlavor(w, nR)
-	l := v.level(w.vflavor, w.Priority)
+	w.vflavor = int32(victimFlavor(w, nR))
+	l := v.level(int(w.vflavor), w.Priority)
 	var after *Workload // the job just before w in walk order (toward the tail)
 	x := l.tail
 	for x != nil && admissionCmp(x, w) < 0 {
@@ -124,7 +124,7 @@ func (v *victimIndex) unlink(w *Workload) {
 	if !w.inLevel {
 		return
 	}
-	l := v.level(w.vflavor, w.Priority)
+	l := v.level(int(w.vflavor), w.Priority)
 	if w.prev != nil {
 		w.prev.next = w.next
 	} else {

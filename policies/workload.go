@@ -105,11 +105,13 @@ type Workload struct {
 	admittedAt float64
 	startedAt  float64 // last (re)start, for the minimum runtime
 	claimedIn  int64   // cycle in which a preemptor claimed it
-	vflavor    int
-	queuePos   int // index in queue's admitted list
-	heapIdx    int
-	sub        *subQueue
-	shape      *shape
+	vflavor    int32
+	queuePos   int32 // index in queue's admitted list
+	heapIdx    int32
+	// Tag is the shell's own handle for the job (the simulator's slot).
+	Tag   int32
+	sub   *subQueue
+	shape *shape
 	// Order is the queue-order timestamp: creation time, kept across
 	// preemptions so a preempted job goes back near the front.
 	Order float64
@@ -125,8 +127,6 @@ type Workload struct {
 	// running job would lose if preempted now.
 	CheckpointInterval float64
 	RunStart           float64
-	// Tag is the shell's own handle for the job (the simulator's slot).
-	Tag int32
 	// ForcedFlavors pins flavors per resource (snapshot preemption_targets).
 	ForcedFlavors map[int]int
 

@@ -27,29 +27,29 @@ type job struct {
 	gen        uint32
 	slot       int32
 	team, cls  int32
+	flavor     int32
+	preempts   int32
+	failures   int32
+	starts     int32
 	seq        int64
 	work, done float64 // in reference (A100) seconds
 	speed      float64
 	progStart  float64
 	runStart   float64
-	flavor     int
 	held       float64
 	keptAccS   float64
 	lostAccS   float64
 	firstStart float64
 	wait       float64
-	preempts   int
-	failures   int
 	types      []string
 	factor     float64 // runtime-estimate error
 	stopAt     float64
 	keptWall   float64
 	progWall   float64
 	pendSince  float64
-	starts     int
 	reason     string
 	w          policies.Workload
-	in         workload.Job
+	in         arrival
 }
 
 // Sim is one simulation run.
@@ -223,7 +223,7 @@ func (s *Sim) release(j *job) {
 func (s *Sim) arrive() error {
 	in, k := s.next, s.nextIn // k was worked out when the job was read
 	j, spare := s.alloc()
-	j.in = *in
+	j.in.set(in)
 	j.seq = s.seq
 	s.seq++
 	j.team = k.team

@@ -12,7 +12,7 @@ import (
 func (s *Sim) start(j *job) {
 	f := j.w.Flavor()
 	t := s.in.Types[f]
-	j.flavor = f
+	j.flavor = int32(f)
 	j.held = float64(j.w.Held()) / float64(policies.Milli)
 	j.speed = t.SpeedFor(j.in.Class)
 	j.runStart = s.now
@@ -68,7 +68,7 @@ func (s *Sim) preempt(j *job, reason string) {
 	j.preempts++
 	j.gen++
 	s.q.push(event{t: s.now + hold, kind: evRelease, a: j.slot, gen: j.gen})
-	s.emit(workload.Event{Time: s.now, Kind: workload.EvPreempt, Job: j.seq, Team: j.team, Class: j.cls, Type: int32(j.flavor),
+	s.emit(workload.Event{Time: s.now, Kind: workload.EvPreempt, Job: j.seq, Team: j.team, Class: j.cls, Type: j.flavor,
 		Held: j.held, Requested: j.in.Accelerators, Reason: reason})
 }
 
@@ -80,8 +80,8 @@ func (s *Sim) stopped(j *job, why string) {
 	j.keptAccS += j.in.Accelerators * j.keptWall
 	j.lostAccS += j.in.Accelerators * lost
 	maxRetries := s.in.Preemption.MaxRetries
-	gaveUp := why == workload.StopPreempted && maxRetries >= 0 && j.preempts > maxRetries
-	s.emit(workload.Event{Time: s.now, Kind: workload.EvStop, Job: j.seq, Team: j.team, Class: j.cls, Type: int32(j.flavor),
+	gaveUp := why == workload.StopPreempted && maxRetries >= 0 && int(j.preempts) > maxRetries
+	s.emit(workload.Event{Time: s.now, Kind: workload.EvStop, Job: j.seq, Team: j.team, Class: j.cls, Type: j.flavor,
 		Held: j.held, Requested: j.in.Accelerators, Reason: why, RunStart: j.runStart, ProgressStart: j.progStart,
 		ProgressEnd: j.progStart + j.progWall, KeptEnd: j.progStart + j.keptWall, Requeued: !gaveUp,
 		Checkpoint: j.in.CheckpointInterval})
@@ -102,7 +102,7 @@ func (s *Sim) complete(j *job) {
 	pw := j.progress(s.now)
 	j.keptAccS += j.in.Accelerators * pw
 	j.done = j.work
-	s.emit(workload.Event{Time: s.now, Kind: workload.EvStop, Job: j.seq, Team: j.team, Class: j.cls, Type: int32(j.flavor),
+	s.emit(workload.Event{Time: s.now, Kind: workload.EvStop, Job: j.seq, Team: j.team, Class: j.cls, Type: j.flavor,
 		Held: j.held, Requested: j.in.Accelerators, Reason: workload.StopCompleted, RunStart: j.runStart, ProgressStart: j.progStart,
 		ProgressEnd: s.now, KeptEnd: s.now})
 	s.core.Finish(&j.w, s.now)
@@ -130,11 +130,12 @@ func (s *Sim) interrupt(j *job, why string) {
 
 func (s *Sim) record(j *job, state string, end float64) {
 	r := &s.rec
+	oStart, oEnd, oStatus, extra := j.in.origTimes()
 	*r = workload.JobRecord{Seq: j.seq, ID: j.in.ID, Team: j.team, Class: j.cls, User: j.in.User, JobClass: j.in.Class,
 		Submit: j.in.Submit, FirstStart: j.firstStart, End: math.NaN(), Wait: j.wait, Accelerators: j.in.Accelerators,
-		Held: j.held, Duration: j.in.Duration, InstanceTypes: j.types, Preemptions: j.preempts, Failures: j.failures,
-		LostAccS: j.lostAccS, KeptAccS: j.keptAccS, State: state, OrigStart: j.in.OrigStart, OrigEnd: j.in.OrigEnd,
-		OrigStatus: j.in.OrigStatus, Extra: j.in.Extra}
+		Held: j.held, Duration: j.in.Duration, InstanceTypes: j.types, Preemptions: int(j.preempts), Failures: int(j.failures),
+		LostAccS: j.lostAccS, KeptAccS: j.keptAccS, State: state, OrigStart: oStart, OrigEnd: oEnd,
+		OrigStatus: oStatus, Extra: extra}
 	if state == workload.StateCompleted || state == workload.StateFailed {
 		r.End = end
 	}
@@ -152,7 +153,7 @@ func (s *Sim) finishRun() {
 				pw = j.progWall
 			}
 			j.keptAccS += j.in.Accelerators * pw
-			s.emit(workload.Event{Time: s.now, Kind: workload.EvStop, Job: j.seq, Team: j.team, Class: j.cls, Type: int32(j.flavor),
+			s.emit(workload.Event{Time: s.now, Kind: workload.EvStop, Job: j.seq, Team: j.team, Class: j.cls, Type: j.flavor,
 				Held: j.held, Requested: j.in.Accelerators, Reason: "horizon", RunStart: j.runStart, ProgressStart: j.progStart,
 				ProgressEnd: j.progStart + pw, KeptEnd: j.progStart + pw})
 			s.record(j, workload.StateRunning, s.now)

@@ -208,7 +208,11 @@ func (c *Core) process(e *entry, now float64) bool {
 		if w.aside == nil {
 			w.aside = &setAside{}
 		}
-		*w.aside = setAside{whys: e.whys, n: e.nWhy, mode: e.mode}
+		// Only the reasons in use: the rest of the array is never read,
+		// and a parked head is set aside again after every release.
+		a := w.aside
+		a.n, a.mode = e.nWhy, e.mode
+		copy(a.whys[:e.nWhy], e.whys[:e.nWhy])
 		w.waiting = false
 		if c.queues[e.q].sticky == w {
 			c.queues[e.q].sticky = nil

@@ -21,9 +21,7 @@ func (c *Core) sourcesAndFirstTest(e *entry, src *sourcesOf) (borrowing, nominal
 		c.classicalSources(e, src)
 		return true, true
 	}
-	removed := c.takeOwn(e)
 	borrowing, nominal = c.ownLimitsAllow(e)
-	c.untake(removed)
 	if !borrowing && !nominal {
 		src.same, src.hier, src.prio = src.same[:0], src.hier[:0], src.prio[:0]
 		c.ownStop = true
@@ -63,23 +61,49 @@ func (c *Core) othersCouldGive(e *entry, hier, prio []source, borrowing, nominal
 // always may borrow: with every job of its own team it may take gone,
 // would the job fit its team's borrowing limit?
 func (c *Core) ownTeamAllowsBorrowing(e *entry) bool {
-	removed := c.takeOwn(e)
 	borrowing, _ := c.ownLimitsAllow(e)
-	c.untake(removed)
 	return borrowing
 }
 
 // ownLimitsAllow says whether the job would fit its own team's limits
-// (borrowing, and within nominal) as the team's usage stands: no other
-// team's jobs change the team's nominal quota or its borrowing limit.
+// (borrowing, and within nominal) with every job of its team it may take
+// gone (takeOwn): no other team's jobs change the team's nominal quota or
+// its borrowing limit. Both limits read the team's node alone, so what
+// those jobs free is subtracted here rather than moved out of the tree,
+// which would bump the versions of the team and its cohorts.
 func (c *Core) ownLimitsAllow(e *entry) (borrowing, nominal bool) {
-	t := c.tree
+	nd := &c.tree.nodes[e.qn]
+	v := &c.queues[e.q].victims
+	nR := len(c.m.Resources)
+	to := bound(c.m.Queues[e.q].WithinQueue, e.w)
 	borrowing, nominal = true, true
 	for _, u := range e.usage {
-		nominal = nominal && !t.borrowingWith(e.qn, u.fr, u.q)
-		borrowing = borrowing && u.q <= t.ownLimit(e.qn, u.fr)
+		cell := &nd.cells[u.fr]
+		sum, _ := v.freeable(u.fr, nR, minPrio, to)
+		left := cell.usage - min(sum, cell.usage) // takeFreeable's take from the job's own team
+		nominal = nominal && left+u.q <= cell.subtree
+		borrowing = borrowing && u.q <= ownLimitWith(nd, cell, left)
+	}
+	if checking {
+		c.checkOwnLimitsInPlace(e, borrowing, nominal)
 	}
 	return borrowing, nominal
+}
+
+// checkOwnLimitsInPlace panics unless the own-limits test gives what it gives
+// with the team's takeable usage moved out of the tree.
+func (c *Core) checkOwnLimitsInPlace(e *entry, borrowing, nominal bool) {
+	t := c.tree
+	removed := c.takeOwn(e)
+	b, n := true, true
+	for _, u := range e.usage {
+		n = n && !t.borrowingWith(e.qn, u.fr, u.q)
+		b = b && u.q <= t.ownLimit(e.qn, u.fr)
+	}
+	c.untake(removed)
+	if b != borrowing || n != nominal {
+		panic("allotcheck: the own-limits test differs from the one on the tree with the team's jobs out")
+	}
 }
 
 // takeOwn moves out of the tree the usage of every job of e's team that

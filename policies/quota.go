@@ -334,15 +334,20 @@ func availableLessAt(nd *treeNode, fr int, d Qty) Qty {
 // leaves (available never exceeds it).
 func (t *quotaTree) ownLimit(n, fr int) Qty {
 	nd := &t.nodes[n]
-	c := &nd.cells[fr]
+	return ownLimitWith(nd, &nd.cells[fr], nd.cells[fr].usage)
+}
+
+// ownLimitWith is ownLimit with the node's usage of the cell's
+// flavor-resource at usage: it reads the node alone.
+func ownLimitWith(nd *treeNode, c *frCell, usage Qty) Qty {
 	if nd.up == nil {
-		return c.subtree - c.usage
+		return c.subtree - usage
 	}
 	if !c.quota.HasBorrow {
 		return maxQty
 	}
-	stored := max(0, c.usage-c.local)
-	return max(0, c.local-c.usage) + c.subtree - c.local - stored + c.quota.BorrowLimit
+	stored := max(0, usage-c.local)
+	return max(0, c.local-usage) + c.subtree - c.local - stored + c.quota.BorrowLimit
 }
 
 // underRoot says whether queue node qn hangs directly from a root cohort.

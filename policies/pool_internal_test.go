@@ -23,12 +23,7 @@ func TestTrialRoomAnswersFitsAsReleasingTheVictims(t *testing.T) {
 		// Fill the pool with whole-node and part-node jobs.
 		var running []*placement
 		for range 40 {
-			a := Qty(1+rng.IntN(16)) * Milli
-			nd, _ := p.need(a, a*4, a*32)
-			pl := &placement{}
-			if p.place(0, nd, pl) {
-				pl.nodes = slices.Clone(pl.nodes)
-				p.occupy(pl)
+			if pl := placeRandomJob(p, rng, 16); pl != nil {
 				running = append(running, pl)
 			}
 		}
@@ -83,12 +78,7 @@ func TestBucketCountsMatchTheNodesFiledThere(t *testing.T) {
 	for step := range 3000 {
 		switch r := rng.IntN(10); {
 		case r < 5:
-			a := Qty(1+rng.IntN(12)) * Milli
-			nd, _ := p.need(a, a*4, a*32)
-			pl := &placement{}
-			if p.place(0, nd, pl) {
-				pl.nodes = slices.Clone(pl.nodes)
-				p.occupy(pl)
+			if pl := placeRandomJob(p, rng, 12); pl != nil {
 				running = append(running, pl)
 			}
 		case r < 9 && len(running) > 0:
@@ -109,4 +99,18 @@ func TestBucketCountsMatchTheNodesFiledThere(t *testing.T) {
 			}
 		}
 	}
+}
+
+// placeRandomJob places and occupies a job of 1 to most accelerators (4
+// vCPUs and 32 GiB each), or returns nil when the pool has no room for it.
+func placeRandomJob(p *pool, rng *rand.Rand, most int) *placement {
+	a := Qty(1+rng.IntN(most)) * Milli
+	nd, _ := p.need(a, a*4, a*32)
+	pl := &placement{}
+	if !p.place(0, nd, pl) {
+		return nil
+	}
+	pl.nodes = slices.Clone(pl.nodes)
+	p.occupy(pl)
+	return pl
 }

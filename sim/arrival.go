@@ -32,8 +32,9 @@ func (a *arrival) set(j *workload.Job) {
 	}
 }
 
-// origTimes returns the original start, end, status and extra columns.
-func (a *arrival) origTimes() (start, end float64, status string, extra []string) {
+// originals returns the original start, end and status, and the extra
+// columns: NaN, NaN, "" and nil for a job without them.
+func (a *arrival) originals() (start, end float64, status string, extra []string) {
 	if a.orig == nil {
 		return math.NaN(), math.NaN(), "", nil
 	}

@@ -34,7 +34,7 @@ func TestAJobKeepsItsTracesOriginalColumnsAndRoomOnlyWhenItHasThem(t *testing.T)
 		if (a.orig != nil) != c.room {
 			t.Errorf("%s: room for original columns %v, want %v", c.name, a.orig != nil, c.room)
 		}
-		start, end, status, extra := a.origTimes()
+		start, end, status, extra := a.originals()
 		if !same(start, c.start) || !same(end, c.end) || status != c.in.OrigStatus ||
 			!slices.Equal(extra, c.in.Extra) || (extra == nil) != (c.in.Extra == nil) {
 			t.Errorf("%s: original (%v, %v, %q, %#v), want (%v, %v, %q, %#v)", c.name,

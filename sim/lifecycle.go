@@ -130,7 +130,7 @@ func (s *Sim) interrupt(j *job, why string) {
 
 func (s *Sim) record(j *job, state string, end float64) {
 	r := &s.rec
-	oStart, oEnd, oStatus, extra := j.in.origTimes()
+	oStart, oEnd, oStatus, extra := j.in.originals()
 	*r = workload.JobRecord{Seq: j.seq, ID: j.in.ID, Team: j.team, Class: j.cls, User: j.in.User, JobClass: j.in.Class,
 		Submit: j.in.Submit, FirstStart: j.firstStart, End: math.NaN(), Wait: j.wait, Accelerators: j.in.Accelerators,
 		Held: j.held, Duration: j.in.Duration, InstanceTypes: j.types, Preemptions: int(j.preempts), Failures: int(j.failures),

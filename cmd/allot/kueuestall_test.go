@@ -237,3 +237,36 @@ func TestAnAdmissionReclaimedAtOnceIsATransientPair(t *testing.T) {
 		t.Errorf("events less the pair: %v, want the other four", got)
 	}
 }
+
+// Which releases one cycle sees is timing, on either side: two rooms freed
+// together let a borrower in ahead of the owner's requeued job, which then
+// reclaims it. A step that differs only by such pairs, Kueue's or allot's,
+// is explained; one that differs otherwise is not.
+func TestATransientPairOnEitherSideExplainsAStepAndNothingElseDoes(t *testing.T) {
+	rep := func(n int, ev string) []string { return slices.Repeat([]string{ev}, n) }
+	step5 := slices.Concat(rep(3, "s2-b-low-8g admit p5.48xlarge"), rep(3, "s2-b-low-8g preempt InClusterQueue"),
+		rep(1, "s3-b-low-8g admit p5.48xlarge"), rep(1, "s3-b-low-8g preempt InClusterQueue"), rep(4, "s5-b-high-8g-4s admit p5.48xlarge"))
+	pair := reclaimedAtOnce{admit: "s1-a-low-8g admit p5.48xlarge", reclaim: "s1-a-low-8g preempt InCohortReclamation"}
+	withPair := slices.Sorted(slices.Values(append(slices.Clone(step5), pair.admit, pair.reclaim)))
+	other := slices.Sorted(slices.Values(append(slices.Clone(step5), "s1-a-low-8g admit p5.48xlarge")))
+	slices.Sort(step5)
+	for _, tc := range []struct {
+		name                   string
+		kueue, allot           []string
+		kueuePairs, allotPairs []reclaimedAtOnce
+		want                   string
+	}{
+		{"Kueue's pair", withPair, step5, []reclaimedAtOnce{pair}, nil,
+			"Kueue admitted and at once reclaimed [1× s1-a-low-8g admit p5.48xlarge] (a requeue race)"},
+		{"allot's pair", step5, withPair, nil, []reclaimedAtOnce{pair},
+			"allot admitted and at once reclaimed [1× s1-a-low-8g admit p5.48xlarge] (a requeue race)"},
+		{"a pair on each side", withPair, withPair, []reclaimedAtOnce{pair}, []reclaimedAtOnce{pair},
+			"Kueue admitted and at once reclaimed [1× s1-a-low-8g admit p5.48xlarge]; allot admitted and at once reclaimed [1× s1-a-low-8g admit p5.48xlarge] (a requeue race)"},
+		{"a difference the pair does not cover", other, withPair, nil, []reclaimedAtOnce{pair}, ""},
+		{"no pair", other, step5, nil, nil, ""},
+	} {
+		if got := transientExplains(tc.kueue, tc.allot, tc.kueuePairs, tc.allotPairs); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -363,7 +363,6 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 	return result
 }
 
-// without is the sorted events ev less one of each of rm.
 // transientExplains says why the sorted events of one step, kueue and
 // allot, differ only by transient pairs (an admission reclaimed within a
 // second, when releases seen in one cycle let a borrower in ahead of the
@@ -399,6 +398,7 @@ func transientExplains(kueue, allot []string, kueuePairs, allotPairs []reclaimed
 	return strings.Join(whys, "; ") + " (a requeue race)"
 }
 
+// without is the sorted events ev less one of each of rm.
 func without(ev, rm []string) []string {
 	out := slices.Clone(ev)
 	for _, x := range rm {

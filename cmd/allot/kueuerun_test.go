@@ -54,7 +54,11 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 	certs := filepath.Join(dir, "certs")
 	selfSigned(t, certs)
 	metricsCerts(t, certs)
-	cfg, err := kueueRuntimeConfig(k, certs, "127.0.0.1:"+strconv.Itoa(freePortNumber(t)), freePortNumber(t))
+	ports, err := kubetest.FreePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := kueueRuntimeConfig(k, certs, "127.0.0.1:"+strconv.Itoa(ports[0]), ports[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,14 +234,6 @@ func writeBytes(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freePortNumber(t *testing.T) int {
-	p, err := kubetest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // selfSigned writes tls.crt and tls.key for 127.0.0.1 into dir.

@@ -48,6 +48,7 @@ type Cluster struct {
 	dir        string
 	bin        string
 	t          TB
+	procs      []*proc
 }
 
 // TB is what Start needs of its caller: a test's testing.TB, or a
@@ -63,7 +64,10 @@ type TB interface {
 }
 
 // Start starts a control plane for the test and stops it when the test
-// ends; it skips the test when ALLOT_K8S_BIN is not set.
+// ends; it skips the test when ALLOT_K8S_BIN is not set. An API server
+// that exits or is not ready in time is started again, on fresh ports in
+// a fresh directory, up to startAttempts times in all: on a loaded
+// machine a port picked free can be taken before the server binds it.
 func Start(t TB) *Cluster {
 	t.Helper()
 	bin := os.Getenv(BinEnv)
@@ -73,19 +77,36 @@ func Start(t TB) *Cluster {
 	if bin == "" {
 		t.Skipf("no Kubernetes control plane: %s is not set (run scripts/k8s/control-plane.sh and point %s at the directory it prints; make test does)", BinEnv, BinEnv)
 	}
+	var errs []string
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		c, err := boot(t, bin)
+		if err == nil {
+			c.startControllers()
+			return c
+		}
+		errs = append(errs, fmt.Sprintf("attempt %d: %v", attempt, err))
+		t.Logf("control plane, attempt %d of %d: %v", attempt, startAttempts, err)
+	}
+	t.Fatalf("no Kubernetes control plane after %d attempts:\n%s", startAttempts, strings.Join(errs, "\n"))
+	return nil
+}
+
+const (
+	startAttempts = 3
+	readyWithin   = 90 * time.Second
+)
+
+// boot starts etcd and kube-apiserver and waits for the API server to be
+// ready. On an error it has stopped both and removed its directory; the
+// error carries the tails of their logs.
+func boot(t TB, bin string) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "allot-k8s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &Cluster{dir: dir, bin: bin, t: t}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("control plane logs kept in %s", dir)
-			return
-		}
-		os.RemoveAll(dir)
-	})
-	etcd, peer, api := freePort(t), freePort(t), freePort(t)
+	ports := pickPorts(t, 3)
+	etcd, peer, api := ports[0], ports[1], ports[2]
 	c.credentials(api)
 	c.start("etcd", "--name", "allot", "--data-dir", filepath.Join(dir, "etcd"), "--unsafe-no-fsync",
 		"--listen-client-urls", "http://127.0.0.1:"+etcd, "--advertise-client-urls", "http://127.0.0.1:"+etcd,
@@ -104,30 +125,61 @@ func Start(t TB) *Cluster {
 		"--service-cluster-ip-range", "10.0.0.0/24",
 		"--disable-admission-plugins", "ServiceAccount,TaintNodesByCondition", "--enable-priority-and-fairness=false")
 	c.Client = kubernetes.NewForConfigOrDie(c.admin())
-	deadline := time.Now().Add(90 * time.Second)
+	if err := c.waitReady(); err != nil {
+		err = fmt.Errorf("%w\n%s\n%s", err, c.logTail("kube-apiserver"), c.logTail("etcd"))
+		c.stop()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	t.Cleanup(func() {
+		c.stop()
+		if t.Failed() {
+			t.Logf("control plane logs kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return c, nil
+}
+
+// waitReady polls /readyz until it answers, etcd or the API server
+// exits, or readyWithin passes.
+func (c *Cluster) waitReady() error {
+	deadline := time.Now().Add(readyWithin)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		cancel()
 		if err == nil {
-			break
+			return nil
+		}
+		for _, p := range c.procs {
+			select {
+			case <-p.done:
+				return fmt.Errorf("%s exited before the API server was ready: %v", p.name, p.cmd.ProcessState)
+			default:
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("kube-apiserver not ready after 90 s: %v (logs in %s)", err, dir)
+			return fmt.Errorf("kube-apiserver not ready after %v: %w", readyWithin, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// startControllers starts the Job controller and its company, the
+// scheduler, and kwok.
+func (c *Cluster) startControllers() {
 	c.start("kube-controller-manager", "--kubeconfig", c.Kubeconfig, "--leader-elect=false", "--secure-port", "0",
 		"--controllers", "job-controller,garbage-collector-controller,namespace-controller")
 	c.start("kube-scheduler", "--kubeconfig", c.Kubeconfig, "--leader-elect=false", "--secure-port", "0")
-	stages := filepath.Join(dir, "kwok.yaml")
+	stages := filepath.Join(c.dir, "kwok.yaml")
 	if err := os.WriteFile(stages, c.kwokStages(), 0o644); err != nil {
-		t.Fatal(err)
+		c.t.Fatal(err)
 	}
 	c.start("kwok", "--kubeconfig", c.Kubeconfig, "--config", stages,
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector", "kwok.x-k8s.io/node=fake",
 		"--node-ip", "127.0.0.1", "--cidr", "10.244.0.0/16")
-	return c
 }
 
 // credentials writes the service-account key pair, a static admin token
@@ -170,6 +222,14 @@ current-context: local
 	}
 }
 
+// proc is a control-plane process; done closes when it has exited.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan struct{}
+}
+
 func (c *Cluster) start(name string, args ...string) {
 	c.t.Helper()
 	log, err := os.Create(filepath.Join(c.dir, name+".log"))
@@ -179,13 +239,37 @@ func (c *Cluster) start(name string, args ...string) {
 	cmd := exec.Command(filepath.Join(c.bin, name), args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
+		log.Close()
+		c.stop()
 		c.t.Fatalf("start %s: %v", name, err)
 	}
-	c.t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		log.Close()
-	})
+	p := &proc{name: name, cmd: cmd, log: log, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	c.procs = append(c.procs, p)
+}
+
+// stop kills the processes, the last started first, and waits for each.
+func (c *Cluster) stop() {
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		p := c.procs[i]
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		p.log.Close()
+	}
+	c.procs = nil
+}
+
+// logTail is the end of a process's log, for an error message.
+func (c *Cluster) logTail(name string) string {
+	data, err := os.ReadFile(filepath.Join(c.dir, name+".log"))
+	if err != nil {
+		return fmt.Sprintf("%s log: %v", name, err)
+	}
+	const keep = 1500
+	if len(data) > keep {
+		data = data[len(data)-keep:]
+	}
+	return fmt.Sprintf("%s log ends:\n%s", name, data)
 }
 
 // kwokStages is kwok's configuration: its own fast node and pod stages,
@@ -294,12 +378,37 @@ func (c *Cluster) Nodes(instanceType, res string, accel, count int) {
 // FakeTaint keeps pods off fake nodes unless they tolerate it.
 var FakeTaint = corev1.Taint{Key: "kwok.x-k8s.io/node", Value: "fake", Effect: corev1.TaintEffectNoSchedule}
 
-func freePort(t TB) string {
-	p, err := FreePort()
+// pickPorts picks the ports of each attempt; a test replaces it.
+var pickPorts = distinctPorts
+
+// distinctPorts is n free ports, no two the same.
+func distinctPorts(t TB, n int) []string {
+	ps, err := FreePorts(n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strconv.Itoa(p)
+	out := make([]string, n)
+	for i, p := range ps {
+		out[i] = strconv.Itoa(p)
+	}
+	return out
+}
+
+// FreePorts is n free ports (FreePort), no two the same.
+func FreePorts(n int) ([]int, error) {
+	seen := map[int]bool{}
+	var out []int
+	for len(out) < n {
+		p, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // FreePort is a loopback port nothing listens on now, below Linux's

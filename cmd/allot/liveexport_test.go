@@ -3,15 +3,16 @@ package main
 import (
 	"bytes"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/kube/kubetest"
 	"github.com/allot-sim/allot/reports"
 	"github.com/chromedp/chromedp"
 )
@@ -110,14 +111,15 @@ func TestLiveExportRendersTheSameReportAsASimulationFromRealHistory(t *testing.T
 }
 
 // freeAddr is a local TCP address nothing listens on now.
+// freeAddr is a loopback address below the ephemeral range
+// (kubetest.FreePort), so no outgoing connection takes it first.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := kubetest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return "127.0.0.1:" + strconv.Itoa(p)
 }
 
 // The dashboard at / of --http is one self-contained page that reloads

@@ -97,14 +97,23 @@ const (
 )
 
 // boot starts etcd and kube-apiserver and waits for the API server to be
-// ready. On an error it has stopped both and removed its directory; the
-// error carries the tails of their logs.
+// ready. On an error it has stopped both, and the error carries the tails
+// of their logs; the directory goes when the test ends, as a ready one's
+// does (kept if the test fails).
 func boot(t TB, bin string) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "allot-k8s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &Cluster{dir: dir, bin: bin, t: t}
+	t.Cleanup(func() {
+		c.stop()
+		if t.Failed() {
+			t.Logf("control plane logs kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
 	ports := pickPorts(t, 3)
 	etcd, peer, api := ports[0], ports[1], ports[2]
 	c.credentials(api)
@@ -128,17 +137,8 @@ func boot(t TB, bin string) (*Cluster, error) {
 	if err := c.waitReady(); err != nil {
 		err = fmt.Errorf("%w\n%s\n%s", err, c.logTail("kube-apiserver"), c.logTail("etcd"))
 		c.stop()
-		os.RemoveAll(dir)
 		return nil, err
 	}
-	t.Cleanup(func() {
-		c.stop()
-		if t.Failed() {
-			t.Logf("control plane logs kept in %s", dir)
-			return
-		}
-		os.RemoveAll(dir)
-	})
 	return c, nil
 }
 
@@ -240,7 +240,6 @@ func (c *Cluster) start(name string, args ...string) {
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		log.Close()
-		c.stop()
 		c.t.Fatalf("start %s: %v", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, log: log, done: make(chan struct{})}

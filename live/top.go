@@ -1,5 +1,7 @@
 package live
 
+import "time"
+
 // TeamUsage is one team's share of the machine now.
 type TeamUsage struct {
 	Team      string `json:"team"`
@@ -22,6 +24,11 @@ type Overview struct {
 	// that ended after starting (runtime: first start to end), in seconds.
 	MeanWaitS    float64 `json:"mean_wait_s"`
 	MeanRuntimeS float64 `json:"mean_runtime_s"`
+
+	// Jobs are the jobs the dashboard lists, metadata only, as of At
+	// (Dashboard fills them; the API's overview has neither).
+	Jobs []View    `json:"-"`
+	At   time.Time `json:"-"`
 }
 
 // Overview sums up the machine: devices in use, and per team what it

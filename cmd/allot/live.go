@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -452,13 +454,17 @@ func newShimCmd() *cobra.Command {
 }
 
 // clientErr maps a daemon's answer to an exit code: its refusals of a
-// request are bad input (2), as are unknown jobs.
+// request are bad input (2), as are unknown jobs. What the daemon said
+// is printed through live.Printable: it may quote what users named.
 func clientErr(err error) error {
 	var ae *live.APIError
 	if errors.As(err, &ae) {
-		return badInput(errors.New(ae.Msg))
+		return badInput(errors.New(live.Printable(ae.Msg)))
 	}
-	return err
+	if err != nil {
+		return errors.New(live.Printable(err.Error()))
+	}
+	return nil
 }
 
 func addSocketFlag(cmd *cobra.Command, p *string) {
@@ -468,17 +474,31 @@ func addSocketFlag(cmd *cobra.Command, p *string) {
 func newSubmitCmd() *cobra.Command {
 	var req live.Request
 	var socket, limit, ckpt string
+	var envs []string
 	var kt kubeTarget
 	var kj kubeJob
 	cmd := &cobra.Command{
 		Use:   "submit --team T --priority CLASS --accelerators N [flags] -- CMD [ARGS...]",
 		Short: "Submit a job to the live daemon; prints its id",
-		Long: `Submit a job: CMD runs in this directory as a process group on the devices
-the policy gives it (CUDA_VISIBLE_DEVICES, NEURON_RT_VISIBLE_CORES), with
-ALLOT_JOB_ID, ALLOT_CHECKPOINT_DIR and ALLOT_RESTART_COUNT set. A
-preempted job gets SIGTERM, the policy's grace period to checkpoint, then
-SIGKILL, and is restarted later with the same command.`,
+		Long: `Submit a job: CMD runs in this directory, as you, as a process group on the
+devices the policy gives it. It gets a clean environment, not this
+shell's: HOME, USER, LOGNAME, SHELL and PATH from your account, its
+devices (CUDA_VISIBLE_DEVICES, NEURON_RT_VISIBLE_CORES), ALLOT_JOB_ID,
+ALLOT_CHECKPOINT_DIR, ALLOT_RESTART_COUNT and ALLOT_ADMITTED_AT, and what
+--env sets: --env NAME=VALUE, or --env NAME for this shell's value of
+NAME (repeatable; NAME is letters, digits and '_', not ALLOT_* or the
+device variables). A preempted job gets SIGTERM, the policy's grace
+period to checkpoint, then SIGKILL, and is restarted later with the same
+command.
+
+The command line, directory and environment are shown only to you and
+your team's and the machine's admins; other users see the job's name,
+team, state and devices. Each submission carries a random request id:
+when the daemon's answer is lost (the connection breaks, or no answer
+comes), submit asks again with the same id and gets the job the first
+request made, never a second one.`,
 		Example: `  allot submit --team research --priority low --accelerators 2 -- sh docs/examples/train.sh
+  allot submit --team research --priority low --accelerators 1 --env WANDB_API_KEY --env EPOCHS=3 -- python train.py
   allot submit --backend kubernetes --team research --priority low --accelerators 8 --image my/train:1 -- python train.py`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.MinimumNArgs(1),
@@ -501,9 +521,24 @@ SIGKILL, and is restarted later with the same command.`,
 				req.CheckpointInterval = d
 			}
 			req.Command = args
+			for _, e := range envs {
+				name, value, ok := strings.Cut(e, "=")
+				if !ok {
+					if value, ok = os.LookupEnv(name); !ok {
+						return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--env %s: %s is not set here; give --env %s=VALUE", live.Printable(name), live.Printable(name), live.Printable(name))}
+					}
+				}
+				if err := live.CheckEnv(name + "=" + value); err != nil {
+					return &usageError{cmd: cmd.CommandPath(), msg: "--env: " + live.Printable(err.Error())}
+				}
+				req.Env = append(req.Env, name+"="+value)
+			}
 			if on, err := kt.on(cmd); err != nil || on {
 				if err != nil {
 					return err
+				}
+				if len(req.Env) > 0 {
+					return &usageError{cmd: cmd.CommandPath(), msg: "--env is for the local daemon; on Kubernetes the image sets the environment"}
 				}
 				kj.req = req
 				id, err := submitKube(&kt, &kj)
@@ -518,11 +553,14 @@ SIGKILL, and is restarted later with the same command.`,
 				return err
 			}
 			req.Dir = dir
-			var out struct{ ID string }
-			if err := live.NewClient(socketPath(socket)).Do("POST", "/v1/jobs", &req, &out); err != nil {
+			// A request id, so that a retry after a lost answer returns
+			// the first job instead of making a second.
+			req.RequestID = live.NewRequestID()
+			id, err := live.NewClient(socketPath(socket)).Submit(&req)
+			if err != nil {
 				return clientErr(err)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), out.ID)
+			fmt.Fprintln(cmd.OutOrStdout(), id)
 			return nil
 		},
 	}
@@ -534,6 +572,7 @@ SIGKILL, and is restarted later with the same command.`,
 	f.StringVar(&req.Name, "name", "", "a name to show (default job-ID)")
 	f.StringVar(&limit, "time-limit", "", "fail the job when a run lasts longer (e.g. 2h)")
 	f.StringVar(&ckpt, "checkpoint-interval", "", "how often the job checkpoints (e.g. 10m): preemption prefers jobs that lose least")
+	f.StringArrayVar(&envs, "env", nil, "set NAME=VALUE in the job's clean environment; NAME alone passes this shell's value (repeatable)")
 	f.StringVar(&kj.image, "image", "", "with --backend kubernetes: the container image that runs CMD")
 	f.StringVar(&kj.resource, "resource", "nvidia.com/gpu", "with --backend kubernetes: the accelerator resource (aws.amazon.com/neuron for Trainium)")
 	f.IntVar(&kj.pods, "pods", 1, "with --backend kubernetes: pods that run together (a gang, admitted whole), the accelerators split evenly")
@@ -574,9 +613,10 @@ func newJobsCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tNAME\tTEAM\tCLASS\tACC\tSTATE\tDEVICES\tREASON")
+			p := live.Printable
 			for _, j := range jobs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", j.ID, j.Name, j.Team, j.PriorityClass, j.Accelerators, j.State,
-					strings.Join(j.Devices, ","), j.Reason)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p(j.ID), p(j.Name), p(j.Team), p(j.PriorityClass), j.Accelerators, p(j.State),
+					p(strings.Join(j.Devices, ",")), p(j.Reason))
 			}
 			return tw.Flush()
 		},
@@ -600,7 +640,9 @@ func newDescribeCmd() *cobra.Command {
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var d live.Description
-			if on, err := kt.on(cmd); err != nil {
+			var raw []byte
+			on, err := kt.on(cmd)
+			if err != nil {
 				return err
 			} else if on {
 				kd, err := describeKube(&kt, args[0])
@@ -608,26 +650,18 @@ func newDescribeCmd() *cobra.Command {
 					return err
 				}
 				d = *kd
-			} else if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0], nil, &d); err != nil {
+			} else if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/jobs/"+args[0], nil, &raw); err != nil {
 				return clientErr(err)
+			} else if err := json.Unmarshal(raw, &d); err != nil {
+				return err
 			}
 			if asJSON {
+				if raw != nil {
+					return printJSON(cmd.OutOrStdout(), json.RawMessage(raw))
+				}
 				return printJSON(cmd.OutOrStdout(), d)
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "job %s (%s): %s\n", d.ID, d.Name, d.State)
-			if d.Reason != "" {
-				fmt.Fprintf(w, "reason: %s\n", d.Reason)
-			}
-			fmt.Fprintf(w, "team %s, priority class %q, %d accelerators, devices [%s], %d preemptions, %d restarts\n",
-				d.Team, d.PriorityClass, d.Accelerators, strings.Join(d.Devices, ","), d.Preemptions, d.Restarts)
-			if d.ExitCode != nil {
-				fmt.Fprintf(w, "exit code: %d\n", *d.ExitCode)
-			}
-			fmt.Fprintf(w, "command: %s\nhistory:\n", strings.Join(d.Command, " "))
-			for _, e := range d.History {
-				fmt.Fprintf(w, "  %10.3fs  %-10s %s\n", e.Time, e.Kind, e.Detail)
-			}
+			printDescription(cmd.OutOrStdout(), &d, eventTimes(raw, d.History), !on)
 			return nil
 		},
 	}
@@ -635,6 +669,84 @@ func newDescribeCmd() *cobra.Command {
 	addSocketFlag(cmd, &socket)
 	addBackendFlags(cmd, &kt)
 	return cmd
+}
+
+// eventTimes is the wall-clock instant of each event of a describe answer:
+// its "at" when the daemon gives one, else the daemon's epoch plus its
+// time in seconds; nil when neither is known.
+func eventTimes(raw []byte, events []live.Event) []time.Time {
+	var a struct {
+		Epoch   *time.Time `json:"epoch"`
+		History []struct {
+			At *time.Time `json:"at"`
+		} `json:"history"`
+	}
+	if raw == nil || json.Unmarshal(raw, &a) != nil {
+		return nil
+	}
+	out := make([]time.Time, len(events))
+	for i, e := range events {
+		switch {
+		case i < len(a.History) && a.History[i].At != nil && !a.History[i].At.IsZero():
+			out[i] = *a.History[i].At
+		case a.Epoch != nil && !a.Epoch.IsZero():
+			out[i] = a.Epoch.Add(time.Duration(e.Time * float64(time.Second)))
+		default:
+			return nil
+		}
+	}
+	return out
+}
+
+// printDescription writes describe's text: everything a user named or a
+// job said goes through live.Printable. at is each event's wall-clock
+// instant (nil: unknown); local says the daemon is this machine's, which
+// leaves out the command line of a job only its owner and admins read.
+func printDescription(w io.Writer, d *live.Description, at []time.Time, local bool) {
+	p := live.Printable
+	fmt.Fprintf(w, "job %s (%s): %s\n", p(d.ID), p(d.Name), p(d.State))
+	if d.Reason != "" {
+		fmt.Fprintf(w, "reason: %s\n", p(d.Reason))
+	}
+	fmt.Fprintf(w, "team %s, priority class %s, %d accelerators, devices [%s], %d preemptions, %d restarts, owner uid %d\n",
+		p(d.Team), strconv.Quote(d.PriorityClass), d.Accelerators, p(strings.Join(d.Devices, ",")), d.Preemptions, d.Restarts, d.UID)
+	const stamp = "2006-01-02 15:04:05 MST"
+	times := "submitted " + d.Submitted.Local().Format(stamp)
+	if d.Started != nil {
+		times += ", first started " + d.Started.Local().Format(stamp)
+	}
+	if d.Ended != nil {
+		times += ", ended " + d.Ended.Local().Format(stamp)
+	}
+	fmt.Fprintln(w, times)
+	if d.ExitCode != nil {
+		fmt.Fprintf(w, "exit code: %d\n", *d.ExitCode)
+	}
+	switch {
+	case len(d.Command) > 0:
+		fmt.Fprintf(w, "command: %s\n", p(strings.Join(d.Command, " ")))
+		if d.Dir != "" {
+			fmt.Fprintf(w, "directory: %s\n", p(d.Dir))
+		}
+		if len(d.Env) > 0 {
+			var names []string
+			for _, e := range d.Env {
+				n, _, _ := strings.Cut(e, "=")
+				names = append(names, p(n))
+			}
+			fmt.Fprintf(w, "environment: %s set (values in --json)\n", strings.Join(names, ", "))
+		}
+	case local:
+		fmt.Fprintln(w, "command: not shown (only the job's owner and its team's and the machine's admins see it)")
+	}
+	fmt.Fprintln(w, "history:")
+	for i, e := range d.History {
+		when := ""
+		if at != nil {
+			when = at[i].Local().Format("2006-01-02 15:04:05.000") + "  "
+		}
+		fmt.Fprintf(w, "  %s%10.3fs  %-10s %s\n", when, e.Time, p(e.Kind), p(e.Detail))
+	}
 }
 
 func newCancelCmd() *cobra.Command {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/reports"
@@ -26,7 +30,8 @@ stops since the daemon first started) into DIR as the run records a
 simulation writes: summary.json, jobs.parquet, timeseries.parquet,
 report.md and report.html, as allot sim --out does. Times are seconds from
 the daemon's first start; jobs still running are cut off at the moment of
-the export. Only the daemon's admins may read the whole history.`,
+the export. Every user the daemon admits may read the history: it holds
+every job's metadata and events, and no command line.`,
 		Example:     `  allot live export out/live && allot report out/live`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
@@ -82,5 +87,73 @@ func dashboardPage(w io.Writer, h *live.History, o live.Overview) error {
 		now.Teams = append(now.Teams, []string{t.Team, strconv.Itoa(t.Quota), strconv.Itoa(t.Allocated), strconv.Itoa(t.Borrowed),
 			strconv.Itoa(t.Lent), strconv.Itoa(t.Pending), strconv.Itoa(t.Running), strconv.Itoa(t.Preempted)})
 	}
-	return reports.WriteDashboard(w, col.Data(), "allot live", now, 5)
+	var page bytes.Buffer
+	if err := reports.WriteDashboard(&page, col.Data(), "allot live", now, 5); err != nil {
+		return err
+	}
+	var jobs bytes.Buffer
+	if err := dashboardJobsTmpl.Execute(&jobs, dashboardJobLines(o)); err != nil {
+		return err
+	}
+	// The jobs go above the charts: after the tiles and team cards.
+	html := page.Bytes()
+	at := bytes.Index(html, []byte(`<section class="chart`))
+	if at < 0 {
+		at = bytes.LastIndex(html, []byte(`</main>`))
+	}
+	if at < 0 {
+		at = len(html)
+	}
+	if _, err := w.Write(html[:at]); err != nil {
+		return err
+	}
+	if _, err := w.Write(jobs.Bytes()); err != nil {
+		return err
+	}
+	_, err := w.Write(html[at:])
+	return err
 }
+
+// dashboardJobLine is one job of the dashboard's lists: metadata only
+// (the page is read by anyone on the machine), every field escaped by
+// html/template and printable.
+type dashboardJobLine struct {
+	ID, Name, Team, State, Reason, Devices, For string
+	Accelerators                                int
+}
+
+type dashboardJobLists struct{ Open, Finished []dashboardJobLine }
+
+// dashboardJobLines splits the overview's jobs into those not yet done
+// and the last finished, with how long each has waited or run.
+func dashboardJobLines(o live.Overview) dashboardJobLists {
+	var out dashboardJobLists
+	dur := func(from time.Time, to time.Time) string { return reports.FmtDuration(max(0, to.Sub(from).Seconds())) }
+	p := live.Printable
+	for _, v := range o.Jobs {
+		l := dashboardJobLine{ID: p(v.ID), Name: p(v.Name), Team: p(v.Team), State: p(v.State), Reason: p(v.Reason),
+			Devices: p(strings.Join(v.Devices, ",")), Accelerators: v.Accelerators}
+		switch {
+		case v.State == live.StateRunning && v.Started != nil:
+			l.For = "running " + dur(*v.Started, o.At)
+		case v.Ended == nil:
+			l.For = "waiting " + dur(v.Submitted, o.At)
+		case v.Started != nil:
+			l.For = "ran " + dur(*v.Started, *v.Ended)
+		default:
+			l.For = "ended after waiting " + dur(v.Submitted, *v.Ended)
+		}
+		if v.Ended == nil {
+			out.Open = append(out.Open, l)
+		} else {
+			out.Finished = append(out.Finished, l)
+		}
+	}
+	return out
+}
+
+var dashboardJobsTmpl = template.Must(template.New("jobs").Parse(`{{define "table"}}<table><tr><th>id</th><th>name</th><th>team</th><th>state</th><th>reason</th><th>accelerators</th><th>devices</th><th>waited or ran</th></tr>
+{{range .}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Team}}</td><td>{{.State}}</td><td>{{.Reason}}</td><td>{{.Accelerators}}</td><td>{{.Devices}}</td><td>{{.For}}</td></tr>
+{{end}}</table>{{end}}<section id="jobs-open"><h2>Jobs not yet done</h2>{{if .Open}}{{template "table" .Open}}{{else}}<p class="note">None: every job is done.</p>{{end}}</section>
+<section id="jobs-finished"><h2>Last finished jobs</h2>{{if .Finished}}{{template "table" .Finished}}{{else}}<p class="note">None yet.</p>{{end}}</section>
+`))

@@ -159,7 +159,7 @@ func (m *topModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *topModel) View() string {
 	head := fmt.Sprintf("allot top  %s  %s  (q to quit)", m.where, m.d.at.Format("15:04:05"))
 	if m.d.err != nil {
-		head += "\n" + lipgloss.NewStyle().Foreground(lipgloss.Color("9")).Render("daemon unreachable, showing the last answer: "+m.d.err.Error())
+		head += "\n" + lipgloss.NewStyle().Foreground(lipgloss.Color("9")).Render("daemon unreachable, showing the last answer: "+live.Printable(m.d.err.Error()))
 	}
 	return head + "\n\n" + topFrame(m.d, m.util, m.width, m.height-3, true)
 }
@@ -197,20 +197,21 @@ func topFrame(d topData, util []float64, width, height int, styled bool) string 
 		if styled {
 			bar = teamBar(t, o.Devices)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", t.Team, t.Quota, t.Allocated, t.Borrowed, t.Lent, t.Pending, t.Running, t.Preempted, bar)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", live.Printable(t.Team), t.Quota, t.Allocated, t.Borrowed, t.Lent, t.Pending, t.Running, t.Preempted, bar)
 	}
 	tw.Flush()
 	if len(d.jobs) > 0 {
 		b.WriteString("\n")
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tNAME\tTEAM\tCLASS\tSTATE\tACC\tDEVICES\tFOR\tREASON")
+		p := live.Printable // names and reasons are others' text, on this terminal
 		for _, v := range d.jobs {
 			since := v.Submitted
 			if v.State == live.StateRunning && v.Started != nil {
 				since = *v.Started
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", v.ID, v.Name, v.Team, v.PriorityClass, v.State, v.Accelerators,
-				strings.Join(v.Devices, ","), d.at.Sub(since).Round(time.Second), v.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p(v.ID), p(v.Name), p(v.Team), p(v.PriorityClass), p(v.State), v.Accelerators,
+				p(strings.Join(v.Devices, ",")), d.at.Sub(since).Round(time.Second), p(v.Reason))
 		}
 		tw.Flush()
 	}

@@ -277,23 +277,9 @@ func (c *Controller) rebuild(r *rt, now float64) error {
 
 func (c *Controller) workload(j *Job) (*policies.Workload, error) { return workloadOf(c.cfg, j) }
 
-// workloadOf is a stored job as the core's workload under cfg.
-func workloadOf(cfg *Config, j *Job) (*policies.Workload, error) {
-	q := slices.Index(cfg.Teams, j.Team)
-	if q < 0 {
-		return nil, fmt.Errorf("unknown team %q", j.Team)
-	}
-	w := &policies.Workload{Name: j.ID, Seq: j.Seq, Queue: q, Priority: cfg.Priorities[j.PriorityClass], Order: j.Order,
-		Req: policies.Request{Accel: policies.Qty(j.Accelerators) * policies.Milli}, RunStart: j.RunStart, CheckpointInterval: j.CheckpointInterval}
-	if j.InstanceType != "" {
-		f := cfg.Model.FlavorIndex(j.InstanceType)
-		if f < 0 {
-			return nil, fmt.Errorf("unknown instance type %q", j.InstanceType)
-		}
-		w.Req.Compatible = []int{f}
-	}
-	return w, nil
-}
+// workloadOf is a stored job as the core's workload under cfg (the
+// adapter both backends share, live/workload.go).
+func workloadOf(cfg *Config, j *Job) (*policies.Workload, error) { return cfg.Workload(j.Spec()) }
 
 func (c *Controller) now() float64 { return c.clock.Now().Sub(c.epoch).Seconds() }
 

@@ -271,6 +271,9 @@ func (s *kubeJob) job(ns string) (*batchv1.Job, error) {
 	if r.InstanceType != "" {
 		j.Annotations[kube.AnnInstanceType] = r.InstanceType
 	}
+	if r.CheckpointInterval > 0 {
+		j.Annotations[kube.AnnCheckpointInterval] = kube.FormatCheckpointInterval(r.CheckpointInterval)
+	}
 	if r.TimeLimit > 0 {
 		j.Spec.ActiveDeadlineSeconds = ptrTo(int64(r.TimeLimit))
 	}

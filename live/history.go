@@ -41,6 +41,8 @@ func (c *Controller) History() (*History, error) {
 	}
 	for _, e := range evs {
 		if e.Time <= h.Now {
+			at := c.wall(e.Time)
+			e.At = &at
 			h.Events = append(h.Events, e)
 		}
 	}
@@ -52,8 +54,8 @@ func (c *Controller) History() (*History, error) {
 func (c *Controller) historyHead() (*History, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.flush(); err != nil {
-		return nil, err
+	if !c.commit() {
+		return nil, fmt.Errorf("the store cannot be written")
 	}
 	h := c.cfg.History(c.now())
 	for _, r := range c.jobs {

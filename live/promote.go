@@ -68,22 +68,25 @@ func (c *Controller) SetConfig(cfg *Config) error {
 		return &RequestError{err.Error()}
 	}
 	old := c.cfg.PolicyID
-	c.cfg, c.core, c.coreWake = cfg, core, math.Inf(1)
-	clear(c.byW)
-	for w, r := range byW {
-		r.w = w
-		c.byW[w] = r
-	}
 	for _, r := range c.jobs {
 		if !r.j.Final() {
-			c.event(r.j, "policy", fmt.Sprintf("the daemon's policy changed from %s to %s", old, cfg.PolicyID))
+			c.pending = append(c.pending, Event{Time: c.now(), Job: r.j.ID, Kind: "policy",
+				Detail: fmt.Sprintf("the daemon's policy changed from %s to %s", old, cfg.PolicyID), Policy: cfg.PolicyID})
 		}
 	}
+	// Written first: a promotion the store did not take did not happen.
 	if err := c.flush(); err != nil {
 		return err
 	}
+	c.log.Info("policy", "from", old, "to", cfg.PolicyID)
+	c.cfg, c.core, c.coreWake = cfg, core, math.Inf(1)
+	clear(c.byW)
+	for w, r := range byW {
+		r.w, r.held = w, false
+		c.byW[w] = r
+	}
 	c.schedule()
-	return c.flush()
+	return c.broken
 }
 
 // coreOf builds a core under cfg holding the jobs as they stand: running

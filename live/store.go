@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -13,7 +15,22 @@ import (
 // one static binary stays), a single file in the data directory, and
 // serializable transactions that are fsynced on commit, which is what
 // "written before it is acted on" needs.
-type Store struct{ db *bolt.DB }
+type Store struct {
+	db *bolt.DB
+	// fault, set by tests, is asked before every write transaction; its
+	// error fails the write as a full disk would. The daemon-level tests
+	// fill a real filesystem instead.
+	fault func() error
+}
+
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	if s.fault != nil {
+		if err := s.fault(); err != nil {
+			return err
+		}
+	}
+	return s.db.Update(fn)
+}
 
 var (
 	bucketJobs   = []byte("jobs")
@@ -29,7 +46,14 @@ type Event struct {
 	Kind   string  `json:"kind"`
 	Detail string  `json:"detail,omitempty"`
 	Policy string  `json:"policy,omitempty"` // the policy in force (Config.PolicyID)
+	// At is Time on the wall clock, filled in where events are shown
+	// (describe, the history); not stored.
+	At *time.Time `json:"at,omitempty"`
 }
+
+// metaSeq is the highest job sequence number ever written: ids are not
+// given again once retention has deleted the jobs that had them.
+const metaSeq = "seq"
 
 // OpenStore opens (or creates) the store file.
 func OpenStore(path string) (*Store, error) {
@@ -57,14 +81,22 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Save writes jobs and events in one transaction.
 func (s *Store) Save(jobs []*Job, events []Event) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		jb := tx.Bucket(bucketJobs)
+		hwm, _ := strconv.ParseInt(string(tx.Bucket(bucketMeta).Get([]byte(metaSeq))), 10, 64)
+		top := hwm
 		for _, j := range jobs {
+			top = max(top, j.Seq)
 			data, err := json.Marshal(j)
 			if err != nil {
 				return err
 			}
 			if err := jb.Put(jobKey(j.Seq), data); err != nil {
+				return err
+			}
+		}
+		if top > hwm {
+			if err := tx.Bucket(bucketMeta).Put([]byte(metaSeq), strconv.AppendInt(nil, top, 10)); err != nil {
 				return err
 			}
 		}
@@ -83,6 +115,51 @@ func (s *Store) Save(jobs []*Job, events []Event) error {
 			}
 		}
 		return nil
+	})
+}
+
+// Delete removes jobs and their events in one transaction (retention).
+func (s *Store) Delete(jobs []*Job) error {
+	ids := map[string]bool{}
+	return s.update(func(tx *bolt.Tx) error {
+		jb := tx.Bucket(bucketJobs)
+		for _, j := range jobs {
+			ids[j.ID] = true
+			if err := jb.Delete(jobKey(j.Seq)); err != nil {
+				return err
+			}
+		}
+		var doomed [][]byte
+		err := tx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {
+			var e Event
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			if ids[e.Job] {
+				doomed = append(doomed, k)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		eb := tx.Bucket(bucketEvents)
+		for _, k := range doomed {
+			if err := eb.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Backup writes a consistent copy of the store to w while it is in use
+// (allot live backup); begin hears the copy's length first.
+func (s *Store) Backup(begin func(size int64), w io.Writer) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		begin(tx.Size())
+		_, err := tx.WriteTo(w)
+		return err
 	})
 }
 
@@ -144,7 +221,7 @@ func (s *Store) Meta(key string) (v float64, ok bool, err error) {
 
 // SetMeta writes a float setting.
 func (s *Store) SetMeta(key string, v float64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMeta).Put([]byte(key), strconv.AppendFloat(nil, v, 'g', -1, 64))
 	})
 }

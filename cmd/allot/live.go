@@ -7,15 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -223,48 +218,6 @@ func neuronFamily(instanceType string) (family, chip string) {
 	return slug(family), "neuron"
 }
 
-// liveAccess resolves the live section's users and groups to ids; nil
-// when there is none (the daemon's own user only).
-func liveAccess(config string, l *scenarios.Live) (*live.Access, error) {
-	a := &live.Access{Self: os.Getuid(), GroupsOf: groupsOf}
-	if l == nil {
-		return a, nil
-	}
-	for _, r := range l.Access {
-		rule := live.Rule{UID: -1, GID: -1, Teams: r.Teams, Admin: r.Admin}
-		if r.User != "" {
-			u, err := user.Lookup(r.User)
-			if err != nil {
-				return nil, badInput(fmt.Errorf("%s: %s.user: %w", config, r.Where, err))
-			}
-			rule.UID, _ = strconv.Atoi(u.Uid)
-		} else {
-			g, err := user.LookupGroup(r.Group)
-			if err != nil {
-				return nil, badInput(fmt.Errorf("%s: %s.group: %w", config, r.Where, err))
-			}
-			rule.GID, _ = strconv.Atoi(g.Gid)
-		}
-		a.Rules = append(a.Rules, rule)
-	}
-	return a, nil
-}
-
-func groupsOf(uid int) []int {
-	u, err := user.LookupId(strconv.Itoa(uid))
-	if err != nil {
-		return nil
-	}
-	ids, _ := u.GroupIds()
-	var out []int
-	for _, s := range ids {
-		if g, err := strconv.Atoi(s); err == nil {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 func newLiveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "live",
@@ -276,181 +229,9 @@ logs talk to it over its Unix socket, and allot live export writes its
 history as a run directory that allot report renders.`,
 		Example: `  allot live serve --help`,
 	}
-	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd(), newLiveExportCmd())
+	cmd.AddCommand(newServeCmd(), newShimCmd(), newLiveSnapshotCmd(), newLiveExportCmd(), newCheckStoreCmd(), newBackupCmd())
 	cmd.AddCommand(newReplayCmd(), newSleepJobCmd())
 	return cmd
-}
-
-func newServeCmd() *cobra.Command {
-	var config, dataDir, httpAddr, configMap string
-	var kt kubeTarget
-	var poll time.Duration
-	cmd := &cobra.Command{
-		Use:   "serve --config FILE [--data-dir DIR] | --backend kubernetes [--config FILE]",
-		Short: "Run the live daemon on this machine, or the controller of a cluster",
-		Long: `Run the live daemon: FILE is a scenario or a policy file. Its fleet's devices
-are this machine's, numbered from 0; without a fleet section, the NVIDIA
-GPUs nvidia-smi lists are (one instance type per model, named
-nvidia-MODEL), else the Neuron devices neuron-ls lists (neuron-FAMILY);
-team quotas name these types. State is kept in DIR
-(default ~/.local/share/allot, /var/lib/allot as root) and the API listens
-on DIR/allot.sock, for the daemon's own user only unless the file's live
-section says who else may submit to which teams. Jobs keep running when
-the daemon stops or is killed; a restarted daemon re-adopts them.
-
-With --backend kubernetes it is the controller of a cluster's batch/v1
-Jobs: its policy is the policy.yaml of ConfigMap -n/--policy-configmap
-(allot-system/allot-policy; --config FILE writes it first), its fleet the
-cluster's nodes; replicas elect a leader. See docs/live.md.`,
-		Example: `  allot live serve --config scenarios/live/two-teams.yaml --data-dir /tmp/allot --http :9464 &
-  export ALLOT_SOCKET=/tmp/allot/allot.sock
-  curl -s 127.0.0.1:9464/metrics | grep allot_team_allocated
-  # on a cluster: the policy goes to ConfigMap allot-system/allot-policy
-  allot live serve --backend kubernetes --config scenarios/live/kubernetes.yaml`,
-		Annotations: map[string]string{needsDaemon: "starts one"},
-		Args:        cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if on, err := kt.on(cmd); err != nil || on {
-				if err != nil {
-					return err
-				}
-				return serveKube(cmd, &kt, config, configMap, httpAddr)
-			}
-			if config == "" {
-				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
-			}
-			cfg, ls, reconfig, err := liveConfig(config)
-			if err != nil {
-				return err
-			}
-			access, err := liveAccess(config, ls)
-			if err != nil {
-				return err
-			}
-			if dataDir == "" {
-				dataDir = defaultDataDir()
-			}
-			return serve(cmd, cfg, reconfig, ls, access, dataDir, httpAddr, poll)
-		},
-	}
-	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
-	cmd.Flags().StringVar(&dataDir, "data-dir", "", "state directory (default ~/.local/share/allot)")
-	cmd.Flags().DurationVar(&poll, "poll", 50*time.Millisecond, "how often to look for ended runs")
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve a read-only dashboard on / and Prometheus metrics on /metrics at ADDR (host defaults to 127.0.0.1)")
-	cmd.Flags().StringVar(&configMap, "policy-configmap", "allot-policy", "with --backend kubernetes: the ConfigMap (in -n, default allot-system) whose policy.yaml the controller follows; --config writes it")
-	addBackendFlags(cmd, &kt)
-	return cmd
-}
-
-// listenHTTP listens for --http: read-only, but bound to 127.0.0.1 unless
-// the address names a host.
-func listenHTTP(addr string) (net.Listener, error) {
-	if strings.HasPrefix(addr, ":") {
-		addr = "127.0.0.1" + addr
-	}
-	hl, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, badInput(fmt.Errorf("--http %s: %w", addr, err))
-	}
-	return hl, nil
-}
-
-func serve(cmd *cobra.Command, cfg *live.Config, reconfig func(string, []byte) (*live.Config, error), ls *scenarios.Live, access *live.Access, dataDir, httpAddr string, poll time.Duration) error {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return err
-	}
-	store, err := live.OpenStore(filepath.Join(dataDir, "state.db"))
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	be := &local.Backend{Dir: dataDir, Shim: []string{exe, "live", "shim"}}
-	c, err := live.New(cfg, store, be, live.SystemClock{})
-	if err != nil {
-		return err
-	}
-	sock := filepath.Join(dataDir, "allot.sock")
-	_ = os.Remove(sock) // the store's lock says no other daemon owns this directory
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		return err
-	}
-	mode := os.FileMode(0o600)
-	if ls != nil && ls.SocketMode != 0 {
-		mode = ls.SocketMode
-	}
-	if err := os.Chmod(sock, mode); err != nil {
-		return err
-	}
-	if ls != nil && (ls.SocketGroup != "" || ls.SocketMode&0o077 != 0) {
-		// Others reach the socket only through the data directory.
-		if err := os.Chmod(dataDir, 0o711); err != nil {
-			return err
-		}
-	}
-	if ls != nil && ls.SocketGroup != "" {
-		g, err := user.LookupGroup(ls.SocketGroup)
-		if err != nil {
-			return badInput(fmt.Errorf("live.socket_group: %w", err))
-		}
-		gid, _ := strconv.Atoi(g.Gid)
-		if err := os.Chown(sock, -1, gid); err != nil {
-			return err
-		}
-	}
-	srv := &live.Server{C: c, Logs: be.LogPaths, Access: access, Snapshot: liveSnapshot, Policy: reconfig}
-	errc := make(chan error, 3)
-	go func() { errc <- srv.Serve(l) }()
-	left := 2
-	if httpAddr != "" {
-		hl, err := listenHTTP(httpAddr)
-		if err != nil {
-			l.Close()
-			return err
-		}
-		defer hl.Close()
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
-		mux.Handle("GET /", live.Dashboard(c, dashboardPage))
-		hs := &http.Server{Handler: mux}
-		go func() { _ = hs.Serve(hl) }()
-		fmt.Fprintf(cmd.ErrOrStderr(), "allot live: dashboard on http://%s/ and metrics on /metrics\n", hl.Addr())
-	}
-	stop := make(chan struct{})
-	go func() { errc <- c.Loop(stop, poll) }()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	fmt.Fprintf(cmd.ErrOrStderr(), "allot live: serving on %s (pid %d)\n", sock, os.Getpid())
-	// Jobs keep running after the daemon stops; the loop is let finish
-	// its tick before the store closes.
-	var first error
-	select {
-	case <-sigs:
-	case first = <-errc:
-		left--
-	}
-	close(stop)
-	l.Close()
-	for ; left > 0; left-- {
-		first = errors.Join(first, <-errc)
-	}
-	return first
-}
-
-func newShimCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:    "shim RUNDIR",
-		Short:  "Supervise one run of a job (started by the daemon)",
-		Hidden: true,
-		Args:   cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return local.RunShim(args[0])
-		},
-	}
 }
 
 // clientErr maps a daemon's answer to an exit code: its refusals of a

@@ -1,9 +1,16 @@
 // Package local is live mode's backend for one machine: each run of a job
 // is a process group started by a small supervisor (the shim, `allot live
 // shim`) in a session of its own, so that it outlives the daemon. The shim
-// records the run's pid and, at the end, its exit status in the run's
-// directory; a restarted daemon reads them to re-adopt running jobs and
+// keeps the run's record (its own pid, the job's pid, how it ended) in the
+// run's directory; a restarted daemon reads it to re-adopt running jobs and
 // learn how the others ended (the containerd-shim model).
+//
+// A daemon run as root runs each job as its submitter, so nothing the
+// daemon or a shim reads, writes, chowns or signals may be chosen by that
+// user: every directory of the tree is the daemon's own, and the user gets
+// only its checkpoint directory and its log files' contents. The daemon
+// stops a run by signalling its shim through a pidfd; the shim signals the
+// process group it started and has not reaped.
 package local
 
 import (
@@ -12,15 +19,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
+	"sync"
 	"syscall"
-	"time"
 
 	"github.com/allot-sim/allot/live"
+	"golang.org/x/sys/unix"
 )
 
 // Backend runs jobs as processes on this machine.
@@ -30,27 +36,27 @@ type Backend struct {
 	// Shim is the command line that runs the shim; the run directory is
 	// appended (e.g. [/usr/bin/allot live shim]).
 	Shim []string
+
+	mu    sync.Mutex
+	shims map[string]*process // by run directory
 }
 
 // Spec is what the shim runs, written by the daemon before it starts it.
 type Spec struct {
 	Command []string `json:"command"`
 	Dir     string   `json:"dir"`
-	Env     []string `json:"env"`
-	Stdout  string   `json:"stdout"`
-	Stderr  string   `json:"stderr"`
-	// UID and GID to run as: a root daemon runs each job as the user who
-	// submitted it (0 and 0: as the shim's own user).
-	UID int `json:"uid"`
-	GID int `json:"gid"`
+	// Env is the job's whole environment: nothing of the shim's own.
+	Env []string `json:"env"`
+	// UID, GID and Groups to run as: a root daemon runs each job as the
+	// user who submitted it (UID 0: as the shim's own user).
+	UID    int   `json:"uid"`
+	GID    int   `json:"gid"`
+	Groups []int `json:"groups,omitempty"`
 }
 
-// Files of a run directory.
 const (
-	specFile  = "spec.json"
-	ownerFile = "owner" // the shim's pid, or "lost" when a restarted daemon got there first
-	pidFile   = "pid"   // the job's process (and process group) id
-	exitFile  = "exit.json"
+	specFile    = "spec.json"
+	shimLogFile = "shim.log"
 )
 
 // JobDir is a job's directory.
@@ -58,7 +64,11 @@ func (b *Backend) JobDir(id string) string { return filepath.Join(b.Dir, "jobs",
 
 // RunDir is the directory of a job's current run.
 func (b *Backend) RunDir(j *live.Job) string {
-	return filepath.Join(b.JobDir(j.ID), "run-"+strconv.Itoa(j.Run))
+	n := j.Attempt
+	if n == 0 { // stored by an allot that numbered directories by run
+		n = j.Run
+	}
+	return filepath.Join(b.JobDir(j.ID), "run-"+strconv.Itoa(n))
 }
 
 // LogPaths are a job's stdout and stderr files (every run appends).
@@ -70,187 +80,298 @@ func (b *Backend) LogPaths(id string) (stdout, stderr string) {
 // CheckpointDir is where a job saves its checkpoints, kept across runs.
 func (b *Backend) CheckpointDir(id string) string { return filepath.Join(b.JobDir(id), "checkpoint") }
 
-// Start writes the run's spec and starts its shim.
+// Remove deletes a finished job's directory (retention). Nothing in it is
+// followed: os.RemoveAll works on directory descriptors, without links.
+func (b *Backend) Remove(id string) error { return os.RemoveAll(b.JobDir(id)) }
+
+// runAs is the account a job runs under: its submitter's when the daemon
+// is root, else the daemon's own user.
+func runAs(j *live.Job) (*account, error) {
+	uid := os.Geteuid()
+	if uid == 0 {
+		uid = j.UID
+	}
+	a, err := lookupAccount(uid)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", live.ErrCannotRun, err)
+	}
+	return a, nil
+}
+
+// Start makes the run's directory, writes its spec and starts its shim.
 func (b *Backend) Start(j *live.Job) error {
-	rd := b.RunDir(j)
+	if err := b.start(j); err != nil {
+		return fmt.Errorf("start job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+func (b *Backend) start(j *live.Job) error {
+	acct, err := runAs(j)
+	if err != nil {
+		return err
+	}
+	other := acct.uid != os.Geteuid()
+	if err := b.makeJobDir(j.ID, other); err != nil {
+		return err
+	}
 	ck := b.CheckpointDir(j.ID)
-	for _, d := range []string{rd, ck} {
-		if err := os.MkdirAll(d, 0o700); err != nil { // logs and checkpoints are the owner's
-			return fmt.Errorf("start job %s: %w", j.ID, err)
-		}
+	if err := makeCheckpointDir(ck, acct); err != nil {
+		return err
 	}
-	// A run a restarted daemon claimed as never started is started again
-	// under the same number: its claim is lifted for the new shim. Should
-	// the old shim start late after all, only one of them can claim it.
-	if owner, err := os.ReadFile(filepath.Join(rd, ownerFile)); err == nil && string(owner) == "lost" {
-		if err := os.Remove(filepath.Join(rd, ownerFile)); err != nil {
-			return fmt.Errorf("start job %s: %w", j.ID, err)
-		}
+	rd := b.RunDir(j)
+	if err := os.Mkdir(rd, 0o700); err != nil { // a run directory is made once
+		return err
 	}
-	out, errf := b.LogPaths(j.ID)
-	dir := j.Dir
-	if dir == "" {
-		dir = b.JobDir(j.ID)
-	}
-	spec := Spec{Command: j.Command, Dir: dir, Stdout: out, Stderr: errf, Env: append(slices.Clone(j.DeviceEnv),
-		"ALLOT_JOB_ID="+j.ID, "ALLOT_CHECKPOINT_DIR="+ck, "ALLOT_RESTART_COUNT="+strconv.Itoa(max(0, j.Run-1)),
-	)}
-	if j.RunAdmitted != nil {
+	env := append(slices.Clone(acct.env), j.Env...)
+	env = append(env, j.DeviceEnv...)
+	env = append(env, "ALLOT_JOB_ID="+j.ID, "ALLOT_CHECKPOINT_DIR="+ck, "ALLOT_RESTART_COUNT="+strconv.Itoa(max(0, j.Run-1)))
+	if t := j.RunAdmitted; t != nil {
 		// Unix seconds, as Slurm's SLURM_JOB_START_TIME: a job can tell how
 		// long it took to start.
-		t := j.RunAdmitted
-		spec.Env = append(spec.Env, fmt.Sprintf("ALLOT_ADMITTED_AT=%d.%09d", t.Unix(), t.Nanosecond()))
+		env = append(env, fmt.Sprintf("ALLOT_ADMITTED_AT=%d.%09d", t.Unix(), t.Nanosecond()))
 	}
-	if os.Getuid() == 0 && j.UID > 0 {
-		gid, err := primaryGID(j.UID)
-		if err != nil {
-			return fmt.Errorf("start job %s: %w", j.ID, err)
-		}
-		spec.UID, spec.GID = j.UID, gid
-		// Its checkpoints are its own to write, at a path it can reach (the
-		// data directory lets others through but not list it).
-		for _, d := range []string{b.Dir, filepath.Join(b.Dir, "jobs")} {
-			if err := os.Chmod(d, 0o711); err != nil {
-				return fmt.Errorf("start job %s: %w", j.ID, err)
-			}
-		}
-		for _, d := range []string{b.JobDir(j.ID), ck} {
-			if err := os.Chown(d, j.UID, gid); err != nil {
-				return fmt.Errorf("start job %s: %w", j.ID, err)
-			}
-		}
+	dir := j.Dir
+	if dir == "" {
+		dir = ck
 	}
-	if err := writeJSON(filepath.Join(rd, specFile), &spec); err != nil {
-		return fmt.Errorf("start job %s: %w", j.ID, err)
+	spec := Spec{Command: j.Command, Dir: dir, Env: env}
+	if other {
+		spec.UID, spec.GID, spec.Groups = acct.uid, acct.gid, acct.groups
 	}
-	log, err := os.OpenFile(filepath.Join(rd, "shim.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	data, err := json.Marshal(&spec)
 	if err != nil {
-		return fmt.Errorf("start job %s: %w", j.ID, err)
+		return err
+	}
+	if err := writeNew(filepath.Join(rd, specFile), data); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(filepath.Join(rd, shimLogFile), os.O_CREATE|os.O_EXCL|os.O_WRONLY|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
 	}
 	defer log.Close()
 	cmd := exec.Command(b.Shim[0], append(b.Shim[1:], rd)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // its own session: it outlives the daemon
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start job %s: shim: %w", j.ID, err)
+		return fmt.Errorf("shim: %w", err)
 	}
+	// Our child, not yet reaped, so its pid is still its own.
+	fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return fmt.Errorf("shim: pidfd_open: %w", err)
+	}
+	b.keep(rd, &process{fd: fd, pid: cmd.Process.Pid})
 	go cmd.Wait() // reap it while the daemon lives; init does after
 	return nil
 }
 
-// Signal sends SIGTERM (or SIGKILL) to the run's process group.
+// makeJobDir makes Dir/jobs/ID as the daemon's own, traversable by others
+// when jobs run as other users (they reach their checkpoint directory).
+// One made by an allot that gave it to the job's user is taken back: its
+// parent is the daemon's, so the entry cannot be swapped meanwhile.
+func (b *Backend) makeJobDir(id string, other bool) error {
+	mode := os.FileMode(0o700)
+	if other {
+		mode = 0o711
+		if err := os.Chmod(b.Dir, 0o711); err != nil {
+			return err
+		}
+	}
+	jobs := filepath.Join(b.Dir, "jobs")
+	for _, d := range []string{jobs, b.JobDir(id)} {
+		if err := os.Mkdir(d, mode); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", d)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); int(st.Uid) != os.Geteuid() {
+			if err := os.Lchown(d, os.Geteuid(), os.Getegid()); err != nil {
+				return err
+			}
+		}
+		if fi.Mode().Perm() != mode {
+			if err := os.Chmod(d, mode); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// makeCheckpointDir makes the job's checkpoint directory, its user's own.
+func makeCheckpointDir(ck string, a *account) error {
+	err := os.Mkdir(ck, 0o700)
+	if err == nil {
+		if a.uid != os.Geteuid() {
+			return os.Lchown(ck, a.uid, a.gid)
+		}
+		return nil
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(ck)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", ck)
+	}
+	if owner := int(fi.Sys().(*syscall.Stat_t).Uid); owner != a.uid {
+		return fmt.Errorf("%s belongs to uid %d, not the job's uid %d", ck, owner, a.uid)
+	}
+	return nil
+}
+
+func (b *Backend) keep(rd string, p *process) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.shims == nil {
+		b.shims = map[string]*process{}
+	}
+	if old := b.shims[rd]; old != nil {
+		old.close()
+	}
+	b.shims[rd] = p
+}
+
+func (b *Backend) shim(rd string) *process {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.shims[rd]
+}
+
+func (b *Backend) forget(rd string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p := b.shims[rd]; p != nil {
+		p.close()
+		delete(b.shims, rd)
+	}
+}
+
+// Signal asks the run's shim to stop its job: SIGTERM to the job's group
+// (kill false), or SIGKILL (kill true). It never waits.
 func (b *Backend) Signal(j *live.Job, kill bool) error {
-	rd := b.RunDir(j)
-	var pid int
-	// A run decided a moment ago may not have written its pid yet.
-	for deadline := time.Now().Add(2 * time.Second); ; {
-		p, err := readInt(filepath.Join(rd, pidFile))
-		if err == nil {
-			pid = p
-			break
-		}
-		if _, err := os.Stat(filepath.Join(rd, exitFile)); err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("signal job %s: no pid recorded for run %d", j.ID, j.Run)
-		}
-		time.Sleep(5 * time.Millisecond)
+	p := b.shim(b.RunDir(j))
+	if p == nil {
+		return fmt.Errorf("signal job %s: run %d has no live supervisor", j.ID, j.Run)
 	}
-	sig := syscall.SIGTERM
+	sig := unix.SIGTERM
 	if kill {
-		sig = syscall.SIGKILL
+		sig = unix.SIGUSR1
 	}
-	if err := syscall.Kill(-pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := p.signal(sig); err != nil {
 		return fmt.Errorf("signal job %s: %w", j.ID, err)
 	}
 	return nil
 }
 
-// Exited reads the run's exit record, if the shim wrote it.
+// Exited reports how the current run ended, or nil while it runs. A run
+// whose shim is gone without a record is Lost (its job's group, if any is
+// left, is killed first), or NeverStarted when the shim died before it
+// started the job.
 func (b *Backend) Exited(j *live.Job) (*live.Exit, error) {
-	data, err := os.ReadFile(filepath.Join(b.RunDir(j), exitFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	st, ex, err := b.inspect(j)
+	if err != nil || st == live.RunRunning {
 		return nil, err
 	}
-	var ex live.Exit
-	if err := json.Unmarshal(data, &ex); err != nil {
-		return nil, fmt.Errorf("job %s: %s: %w", j.ID, exitFile, err)
-	}
-	return &ex, nil
+	return ex, nil
 }
 
-// Recover finds out what became of a run while the daemon was away. A run
+// Recover tells, after a controller restart, what became of a run the
+// store says was started, and adopts its shim if it still runs. A run
 // whose shim never claimed it is claimed here, so the shim, if it starts
 // late, will not run it: no run starts twice.
 func (b *Backend) Recover(j *live.Job) (live.RunStatus, error) {
+	st, _, err := b.inspect(j)
+	return st, err
+}
+
+func (b *Backend) inspect(j *live.Job) (live.RunStatus, *live.Exit, error) {
 	rd := b.RunDir(j)
-	if ex, err := b.Exited(j); err != nil || ex != nil {
-		return live.RunExited, err
+	for range 3 {
+		s, ok, err := readStatus(rd)
+		if err != nil {
+			return 0, nil, err
+		}
+		switch {
+		case ok && s.Phase == phaseExited:
+			b.forget(rd)
+			return live.RunExited, exitOf(&s), nil
+		case ok && s.Phase == phaseAbandoned:
+			b.forget(rd)
+			return live.RunNeverStarted, &live.Exit{Lost: true, NeverStarted: true}, nil
+		}
+		p := b.shim(rd)
+		if p == nil && ok {
+			if p, err = openProcess(s.Shim, s.ShimStart); err != nil {
+				return 0, nil, err
+			}
+			if p != nil {
+				b.keep(rd, p)
+			}
+		}
+		if p != nil && !p.exited() {
+			return live.RunRunning, nil, nil
+		}
+		// No shim: read again, it may have written its end as it went.
+		s2, ok2, err := readStatus(rd)
+		if err != nil {
+			return 0, nil, err
+		}
+		if ok2 && s2.Phase != s.Phase {
+			continue
+		}
+		switch {
+		case ok2 && s2.Phase == phaseRunning:
+			b.forget(rd)
+			err := killGroup(s2.Pid, s2.PidStart)
+			return live.RunLost, &live.Exit{Lost: true}, err
+		case ok2:
+			// Claimed, job not started: its parent-death signal ended
+			// anything the shim had begun to start.
+			b.forget(rd)
+			return live.RunNeverStarted, &live.Exit{Lost: true, NeverStarted: true}, nil
+		}
+		// No record at all: claim the run so that a late shim refuses it.
+		if _, err := os.Stat(rd); errors.Is(err, os.ErrNotExist) {
+			return live.RunNeverStarted, &live.Exit{Lost: true, NeverStarted: true}, nil
+		}
+		f, err := createStatus(rd, &status{Phase: phaseAbandoned})
+		if errors.Is(err, os.ErrExist) {
+			continue // the shim claimed it just now
+		}
+		if err != nil {
+			return 0, nil, fmt.Errorf("claim %s: %w", rd, err)
+		}
+		f.Close()
+		b.forget(rd)
+		return live.RunNeverStarted, &live.Exit{Lost: true, NeverStarted: true}, nil
 	}
-	if err := os.MkdirAll(rd, 0o755); err != nil {
-		return 0, err
-	}
-	if claim(filepath.Join(rd, ownerFile), "lost") {
-		return live.RunNeverStarted, nil
-	}
-	shim, err := readInt(filepath.Join(rd, ownerFile))
-	if err == nil && alive(shim) {
-		return live.RunRunning, nil
-	}
-	if ex, err := b.Exited(j); err != nil || ex != nil { // it ended just now
-		return live.RunExited, err
-	}
-	return live.RunLost, nil
+	return 0, nil, fmt.Errorf("%s: its record kept changing", rd)
 }
 
-func primaryGID(uid int) (int, error) {
-	u, err := user.LookupId(strconv.Itoa(uid))
-	if err != nil {
-		return 0, fmt.Errorf("uid %d: %w", uid, err)
+func exitOf(s *status) *live.Exit {
+	ex := &live.Exit{Code: s.Code, Signal: s.Signal, Error: s.Error}
+	if s.Ended > 0 {
+		ex.Ended = unixNano(s.Ended)
 	}
-	return strconv.Atoi(u.Gid)
+	return ex
 }
 
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// claim creates path holding s, unless it exists.
-func claim(path, s string) bool {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	_, err = f.WriteString(s)
-	return err == nil && f.Sync() == nil
-}
-
-func readInt(path string) (int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(strings.TrimSpace(string(data)))
-}
-
-// writeJSON writes a file whole or not at all (temp file, fsync, rename).
-func writeJSON(path string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, data)
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+// writeNew writes a new file whole, synced; it fails if path exists.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
@@ -262,8 +383,5 @@ func writeAtomic(path string, data []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return f.Close()
 }

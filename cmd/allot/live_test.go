@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/local"
 )
 
 // daemon is an `allot live serve` process: this test binary, acting as
@@ -46,7 +47,7 @@ func newDaemonWith(t *testing.T, cfg string, args []string, env ...string) *daem
 		trainSh: filepath.Join(root, "docs", "examples", "train.sh"), env: env, args: args}
 	t.Cleanup(func() {
 		d.kill9()
-		killRuns(dir)
+		local.KillRuns(dir)
 		if !t.Failed() {
 			os.RemoveAll(dir)
 		} else {
@@ -219,11 +220,11 @@ func TestKilledDaemonLosesNoJobAndStartsNoneTwice(t *testing.T) {
 	if v := d.jobs()[queued]; v.State != live.StatePending {
 		t.Fatalf("third job is %s, want pending (the machine is full)", v.State)
 	}
-	pidOf := func(id string) string {
-		data, _ := os.ReadFile(filepath.Join(d.dir, "jobs", id, "run-1", "pid"))
-		return string(data)
+	pidOf := func(id string) int {
+		r, _ := local.ReadRun(filepath.Join(d.dir, "jobs", id, "run-1"))
+		return r.Pid
 	}
-	waitFor(t, "both jobs' pids", 10*time.Second, func() bool { return pidOf(long) != "" && pidOf(short) != "" })
+	waitFor(t, "both jobs' pids", 10*time.Second, func() bool { return pidOf(long) != 0 && pidOf(short) != 0 })
 	longPid := pidOf(long)
 
 	d.kill9()
@@ -234,8 +235,8 @@ func TestKilledDaemonLosesNoJobAndStartsNoneTwice(t *testing.T) {
 	}
 	open("short")
 	waitFor(t, "the short job to end while the daemon is down", 10*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(d.dir, "jobs", short, "run-1", "exit.json"))
-		return err == nil
+		r, _ := local.ReadRun(filepath.Join(d.dir, "jobs", short, "run-1"))
+		return r.Phase == "exited"
 	})
 	d.start()
 
@@ -248,7 +249,7 @@ func TestKilledDaemonLosesNoJobAndStartsNoneTwice(t *testing.T) {
 	open("long")
 	d.waitState(long, live.StateSucceeded, 10*time.Second)
 	if pidOf(long) != longPid {
-		t.Errorf("long job's pid changed from %s to %s", longPid, pidOf(long))
+		t.Errorf("long job's pid changed from %d to %d", longPid, pidOf(long))
 	}
 	for _, id := range []string{long, short} {
 		if out := d.stdout(id); out != "started\ndone\n" {

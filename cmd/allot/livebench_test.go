@@ -64,7 +64,7 @@ func newBenchDaemon(b *testing.B) *benchDaemon {
 		l.Close()
 		<-done
 		<-done
-		killRuns(dir)
+		local.KillRuns(dir)
 		store.Close()
 		// Killed runs' shims still write their ends for a moment.
 		for i := 0; i < 50 && os.RemoveAll(dir) != nil; i++ {

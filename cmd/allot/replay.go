@@ -80,7 +80,7 @@ when they disagree.`,
 			defer signal.Stop(sigs)
 			go func() {
 				if _, ok := <-sigs; ok {
-					killRuns(dir)
+					local.KillRuns(dir)
 					if dataDir == "" {
 						os.RemoveAll(dir)
 					}
@@ -322,7 +322,7 @@ func liveDecisions(progress io.Writer, s *scenarios.Scenario, jobs []workload.Jo
 		close(stop)
 		<-loopErr
 		if !finished {
-			killRuns(dir)
+			local.KillRuns(dir)
 		}
 	}()
 
@@ -428,17 +428,4 @@ func liveDecisions(progress io.Writer, s *scenarios.Scenario, jobs []workload.Jo
 		d.list = append(d.list, e.decision)
 	}
 	return d, nil
-}
-
-// killRuns ends every run still going under a data directory (a replay
-// stopped early; tests cleaning up their daemons).
-func killRuns(dir string) {
-	pids, _ := filepath.Glob(filepath.Join(dir, "jobs", "*", "run-*", "pid"))
-	for _, p := range pids {
-		if data, err := os.ReadFile(p); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 1 {
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
-			}
-		}
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-sim/allot/live/local"
 )
 
 // About 30 jobs of two teams on 8 devices, research borrowing and prod
@@ -37,7 +39,7 @@ func TestLiveReplayTakesTheSimulatorsDecisionsInItsOrder(t *testing.T) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
-	killRuns(dir)
+	local.KillRuns(dir)
 	if err != nil {
 		t.Fatalf("allot live replay: %v\n%s%s", err, out.String(), errb.String())
 	}

@@ -378,9 +378,10 @@ pages, its size against what its last transaction uses, bbolt's consistency
 check, and every job and event decoded. live serve runs it before it opens
 its store; use it on a backup before restoring it. Exit 0: sound; 1: damaged
 (the message says what and how to restore); 2: it cannot be read.`,
-		Example: `  allot live check-store /var/lib/allot/state.db
-  allot live check-store /backup/allot-state.db`,
-		Args: cobra.ExactArgs(1),
+		Example: `  allot live backup -o /tmp/allot-state.db && allot live check-store /tmp/allot-state.db
+  allot live check-store /var/lib/allot/state.db`,
+		Annotations: map[string]string{needsDaemon: "checks its store"},
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(args[0]); err != nil {
 				return badInput(err)

@@ -259,18 +259,8 @@ func realShim(t *testing.T) *Backend {
 	}
 	t.Setenv(shimEnv, "1")
 	b := &Backend{Dir: t.TempDir(), Shim: []string{exe}}
-	t.Cleanup(func() { killRuns(b) })
+	t.Cleanup(func() { KillRuns(b.Dir) })
 	return b
-}
-
-// killRuns kills every job a test left running.
-func killRuns(b *Backend) {
-	runs, _ := filepath.Glob(filepath.Join(b.Dir, "jobs", "*", "run-*"))
-	for _, rd := range runs {
-		if s, ok, _ := readStatus(rd); ok && s.Pid > 0 {
-			_ = killGroup(s.Pid, s.PidStart)
-		}
-	}
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -129,4 +130,31 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// Run is what a run's record says, for tools and tests.
+type Run struct {
+	Phase string // claimed, running, exited or abandoned; "" when there is no record
+	Shim  int    // the shim's pid
+	Pid   int    // the job's process group
+}
+
+// ReadRun reads the record of the run in runDir.
+func ReadRun(runDir string) (Run, error) {
+	s, ok, err := readStatus(runDir)
+	if err != nil || !ok {
+		return Run{}, err
+	}
+	return Run{Phase: s.Phase, Shim: s.Shim, Pid: s.Pid}, nil
+}
+
+// KillRuns kills every job's process group still running under dataDir
+// (what a throw-away daemon leaves behind: allot live replay, tests).
+func KillRuns(dataDir string) {
+	runs, _ := filepath.Glob(filepath.Join(dataDir, "jobs", "*", "run-*"))
+	for _, rd := range runs {
+		if s, ok, _ := readStatus(rd); ok && s.Phase == phaseRunning {
+			_ = killGroup(s.Pid, s.PidStart)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 // tests use them to stop it between writing a decision and carrying it out.
 //
 //	decided        a plan is written, nothing of it carried out
+//	stop-decided   the same, for a plan that preempts
 //	stop-recorded  a cancel or time limit is written, its SIGTERM not sent
 var failpoints = strings.Split(os.Getenv("ALLOT_FAILPOINTS"), ",")
 

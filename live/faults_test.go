@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-sim/allot/policies"
+	"github.com/allot-sim/allot/workload"
 )
 
 // errFull is what a write to a full disk returns.
@@ -112,6 +113,7 @@ func TestPlanWhoseWriteFailsIsNotCarriedOut(t *testing.T) {
 	if s := h.storedJobs()[j.ID]; s.State != StateRunning || s.Run != 1 {
 		t.Errorf("stored as %s run %d, want running run 1", s.State, s.Run)
 	}
+	h.checkHistory()
 }
 
 // A run's end that cannot be written is learnt again on the next tick: the
@@ -147,6 +149,7 @@ func TestRunEndWhoseWriteFailsIsSettledOnceWritesWork(t *testing.T) {
 	if n != 1 {
 		t.Errorf("first settled %d times, want once", n)
 	}
+	h.checkHistory()
 }
 
 // A run whose supervisor died is requeued and started again as its next
@@ -167,6 +170,7 @@ func TestLostRunIsRequeuedAndStartedAgain(t *testing.T) {
 	if !slices.ContainsFunc(d.History, func(e Event) bool { return e.Kind == "lost" }) {
 		t.Errorf("lost job's history has no loss: %+v", d.History)
 	}
+	h.checkHistory()
 }
 
 // A run lost while it was being preempted or cancelled ends as that stop
@@ -190,6 +194,7 @@ func TestRunLostWhileStoppingEndsAsItsStop(t *testing.T) {
 	if j := h2.state(id); j.State != StateCancelled || j.ExitCode != nil {
 		t.Errorf("%s exit %v, want cancelled with no exit code", j.State, j.ExitCode)
 	}
+	h.checkHistory()
 }
 
 // A daemon that died after writing a stop and before signalling it sends
@@ -217,6 +222,7 @@ func TestStopWrittenBeforeACrashIsSignalledAgainAfterRestart(t *testing.T) {
 	if want := []string{id + " kill"}; !slices.Equal(h.be.signals, want) {
 		t.Errorf("signals after a restart past the grace period %v, want %v", h.be.signals, want)
 	}
+	h.checkHistory()
 }
 
 // A run that ended while the daemon was down ends, in the books, when its
@@ -239,6 +245,7 @@ func TestRunThatEndedWhileTheDaemonWasDownEndsWhenItsShimRecordedIt(t *testing.T
 			t.Errorf("exit at %v s (%v), want 15 s", e.Time, e.At)
 		}
 	}
+	h.checkHistory()
 }
 
 // A start that fails for a reason a retry may cure holds the job back and
@@ -265,6 +272,7 @@ func TestFailedStartIsRetriedLaterUnlessItCannotRun(t *testing.T) {
 	if j := h.state(bad); j.State != StateFailed || !strings.Contains(j.Reason, "no account") {
 		t.Errorf("%s (%s), want failed for good", j.State, j.Reason)
 	}
+	h.checkHistory()
 }
 
 // A submission retried with the same request id (its answer was lost)
@@ -352,6 +360,43 @@ func TestRequestsAreRefusedWithTheirReason(t *testing.T) {
 	} {
 		if _, err := h.c.Submit(&c.req, 1); !IsRequestError(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.req, err, c.want)
+		}
+	}
+}
+
+// checkHistory asserts the history's invariants (CheckHistory).
+func (h *harness) checkHistory() {
+	h.t.Helper()
+	hist, err := h.c.History()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := CheckHistory(hist); err != nil {
+		h.t.Errorf("history breaks an invariant: %v", err)
+	}
+}
+
+// The checker finds what a broken history does: a job run twice at once,
+// a device held by two jobs, a job settled twice.
+func TestHistoryCheckerFindsRunsTwiceAtOnceSharedDevicesAndDoubleSettles(t *testing.T) {
+	h := &History{Types: []workload.TypeInfo{{Name: "dev", Accelerators: 4, Nodes: 1}}, Jobs: []Job{{ID: "1", State: StateSucceeded}, {ID: "2", State: StateRunning}}}
+	h.Events = []Event{
+		{Time: 0, Job: "1", Kind: "submitted"}, {Time: 0, Job: "2", Kind: "submitted"},
+		{Time: 1, Job: "1", Kind: "admitted", Detail: "run 1 on dev devices [0,1]"},
+		{Time: 2, Job: "1", Kind: "admitted", Detail: "run 2 on dev devices [2]"},
+		{Time: 3, Job: "2", Kind: "admitted", Detail: "run 1 on dev devices [1]"},
+		{Time: 4, Job: "1", Kind: "exited"},
+		{Time: 4, Job: "1", Kind: StateSucceeded},
+		{Time: 5, Job: "1", Kind: StateFailed},
+	}
+	err := CheckHistory(h)
+	for _, want := range []string{
+		"job 1 at 2.000s (admitted): admitted while a run of it still runs",
+		"job 2 at 3.000s (admitted): device dev/1 is held by job 1 too",
+		"job 1 at 5.000s (failed): after the job was settled",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("checker said %v, want %q", err, want)
 		}
 	}
 }

@@ -117,6 +117,9 @@ func (c *Controller) schedule() {
 		return
 	}
 	failpoint("decided")
+	if len(stops) > 0 {
+		failpoint("stop-decided")
+	}
 	if c.obs != nil {
 		for i, r := range starts {
 			c.obs.Admitted(r.j.Team, waits[i])

@@ -150,7 +150,8 @@ func VerifyStore(path string) (err error) {
 	var problems []string
 	err = db.View(func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
-			problems = append(problems, e.Error())
+			// bbolt reports what it recovered from as "panic: ...".
+			problems = append(problems, strings.TrimPrefix(e.Error(), "panic: "))
 			if len(problems) == 5 {
 				break
 			}

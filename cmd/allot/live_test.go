@@ -42,6 +42,17 @@ func newDaemonWith(t *testing.T, cfg string, args []string, env ...string) *daem
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startDaemon(t, cfg, dir, args, env...)
+}
+
+// newDaemonIn starts a daemon whose data directory is dir.
+func newDaemonIn(t *testing.T, cfg, dir string) *daemon {
+	t.Helper()
+	return startDaemon(t, cfg, dir, nil)
+}
+
+func startDaemon(t *testing.T, cfg, dir string, args []string, env ...string) *daemon {
+	t.Helper()
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	d := &daemon{t: t, cfg: cfg, dir: dir, sock: filepath.Join(dir, "allot.sock"), root: root,
 		trainSh: filepath.Join(root, "docs", "examples", "train.sh"), env: env, args: args}

@@ -338,8 +338,8 @@ func checkStoreApart(path string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &ee) && ee.ExitCode() == 1:
-		return errors.New(strings.TrimSpace(strings.TrimPrefix(firstLine(out.String()), "Error: ")))
+	case errors.As(err, &ee) && (ee.ExitCode() == 1 || ee.ExitCode() == 2):
+		return badInput(errors.New(strings.TrimPrefix(firstLine(out.String()), "allot: ")))
 	case errors.As(err, &ee):
 		return &live.StoreDamagedError{Path: path, Why: fmt.Sprintf("reading it crashed the checker (%v)", ee.ProcessState)}
 	}
@@ -387,6 +387,10 @@ its store; use it on a backup before restoring it. Exit 0: sound; 1: damaged
 				return badInput(err)
 			}
 			if err := live.VerifyStore(args[0]); err != nil {
+				var de *live.StoreDamagedError
+				if errors.As(err, &de) {
+					return &problemError{err.Error()}
+				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: sound\n", args[0])

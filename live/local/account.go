@@ -132,18 +132,23 @@ func (a *account) canEnter(dir string) error {
 	if a.uid == 0 {
 		return nil
 	}
+	var way []string // from / down to dir
 	for p := dir; ; p = filepath.Dir(p) {
-		fi, err := os.Stat(p)
+		way = append(way, p)
+		if p == "/" {
+			break
+		}
+	}
+	for i := len(way) - 1; i >= 0; i-- {
+		fi, err := os.Stat(way[i])
 		if err != nil {
 			return err
 		}
 		if !a.may(fi, 0o1) {
-			return fmt.Errorf("uid %d may not enter %s (mode %o)", a.uid, p, fi.Mode().Perm())
-		}
-		if p == "/" {
-			return nil
+			return fmt.Errorf("uid %d may not enter %s (mode %o)", a.uid, way[i], fi.Mode().Perm())
 		}
 	}
+	return nil
 }
 
 // may says whether the account has permission bit (1 x, 2 w, 4 r) on fi.

@@ -305,3 +305,50 @@ func waitFile(t *testing.T, path, want string) {
 		return string(data) == want
 	})
 }
+
+// A working directory the job's user cannot enter is refused when the job
+// is submitted, naming the directory, not later as a misleading exec
+// error.
+func TestWorkingDirectoryTheUserCannotEnterIsRefusedAtSubmit(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("another user's view of a directory needs root")
+	}
+	if _, err := lookupAccount(65534); err != nil {
+		t.Skip("no account for uid 65534:", err)
+	}
+	b := &Backend{Dir: t.TempDir()}
+	open, err := os.MkdirTemp("", "allot-open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(open) })
+	locked := filepath.Join(open, "locked")
+	closed := filepath.Join(locked, "closed")
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(closed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(locked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir, want string
+	}{
+		{closed, "working directory " + closed + ": uid 65534 may not enter " + locked + " (mode 700)"},
+		{"/no/such/dir", "working directory /no/such/dir: stat /no/such/dir: no such file or directory"},
+		{"relative", "working directory relative: not an absolute path"},
+	} {
+		err := b.CheckJob(&live.Request{Dir: c.dir}, 65534)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("dir %s: %v, want %q", c.dir, err, c.want)
+		}
+	}
+	if err := b.CheckJob(&live.Request{Dir: "/tmp"}, 65534); err != nil {
+		t.Errorf("/tmp: %v", err)
+	}
+	if err := b.CheckJob(&live.Request{Dir: "/tmp"}, 1<<30); err == nil || !strings.Contains(err.Error(), "has no account") {
+		t.Errorf("a uid with no account: %v", err)
+	}
+}

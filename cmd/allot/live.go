@@ -39,7 +39,8 @@ func defaultDataDir() string {
 }
 
 // socketPath is --socket, else $ALLOT_SOCKET, else the default data
-// directory's socket.
+// directory's socket, else (when there is none) the machine's root
+// daemon's.
 func socketPath(flag string) string {
 	if flag != "" {
 		return flag
@@ -47,8 +48,18 @@ func socketPath(flag string) string {
 	if s := os.Getenv("ALLOT_SOCKET"); s != "" {
 		return s
 	}
-	return filepath.Join(defaultDataDir(), "allot.sock")
+	own := filepath.Join(defaultDataDir(), "allot.sock")
+	if _, err := os.Stat(own); err != nil {
+		if _, err := os.Stat(rootSocket); err == nil {
+			return rootSocket // the machine's daemon, run as root
+		}
+	}
+	return own
 }
+
+// rootSocket is where a daemon run as root with the default data
+// directory listens, for every user of the machine to find.
+const rootSocket = "/run/allot/allot.sock"
 
 // liveConfig turns a scenario (or policy file with a fleet) into the
 // controller's configuration; the fleet's devices are numbered from 0 in

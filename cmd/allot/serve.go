@@ -96,8 +96,11 @@ GPUs nvidia-smi lists are (one instance type per model, named
 nvidia-MODEL), else the Neuron devices neuron-ls lists (neuron-FAMILY);
 team quotas name these types. State is kept in DIR
 (default ~/.local/share/allot, /var/lib/allot as root) and the API listens
-on DIR/allot.sock, for the daemon's own user only unless the file's live
-section says who else may submit to which teams. Jobs keep running when
+on DIR/allot.sock (/run/allot/allot.sock for root's default, where every
+user's client looks), for the daemon's own user only unless the file's
+live section says who else may submit to which teams: run it as root for
+that, and it runs each job as its submitter (docs/live.md, "Running the
+daemon safely"). Jobs keep running when
 the daemon stops or is killed; a restarted daemon re-adopts them.
 
 With --backend kubernetes it is the controller of a cluster's batch/v1
@@ -129,10 +132,11 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 			if err != nil {
 				return err
 			}
+			rootDefault := dataDir == "" && os.Geteuid() == 0
 			if dataDir == "" {
 				dataDir = defaultDataDir()
 			}
-			o := serveOpts{cfg: cfg, reconfig: reconfig, ls: ls, access: access, config: config, dataDir: dataDir,
+			o := serveOpts{rootDefault: rootDefault, cfg: cfg, reconfig: reconfig, ls: ls, access: access, config: config, dataDir: dataDir,
 				httpAddr: httpAddr, poll: poll, logFormat: logFormat}
 			if retain != "" {
 				d, err := scenarios.ParseDuration(retain)
@@ -180,6 +184,9 @@ type serveOpts struct {
 	poll      time.Duration
 	logFormat string
 	retain    time.Duration
+	// rootDefault: run as root on the default data directory, so the
+	// socket is rootSocket, where every user's client looks.
+	rootDefault bool
 }
 
 func serve(cmd *cobra.Command, o serveOpts) error {
@@ -229,6 +236,15 @@ func serve(cmd *cobra.Command, o serveOpts) error {
 		return err
 	}
 	sock := filepath.Join(o.dataDir, "allot.sock")
+	if o.rootDefault {
+		sock = rootSocket
+		if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
+			return err
+		}
+		if err := local.CheckDataDir(filepath.Dir(sock)); err != nil {
+			return err
+		}
+	}
 	_ = os.Remove(sock) // the store's lock says no other daemon owns this directory
 	l, err := net.Listen("unix", sock)
 	if err != nil {

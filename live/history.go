@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/allot-sim/allot/workload"
 )
@@ -17,9 +18,11 @@ import (
 // directories are left out: the history is read by people who may not read
 // every job's logs.
 type History struct {
-	Name            string              `json:"name"`   // the config's
-	Policy          string              `json:"policy"` // its policy kind
-	Now             float64             `json:"now"`    // controller seconds
+	Name   string  `json:"name"`   // the config's
+	Policy string  `json:"policy"` // its policy kind
+	Now    float64 `json:"now"`    // controller seconds
+	// Epoch is controller time 0 on the wall clock: the daemon's first start.
+	Epoch           *time.Time          `json:"epoch,omitempty"`
 	Types           []workload.TypeInfo `json:"types"`
 	Teams           []workload.TeamInfo `json:"teams"`
 	PriorityClasses []string            `json:"priority_classes"` // [0] is ""
@@ -58,6 +61,8 @@ func (c *Controller) historyHead() (*History, error) {
 		return nil, fmt.Errorf("the store cannot be written")
 	}
 	h := c.cfg.History(c.now())
+	ep := c.epoch.UTC()
+	h.Epoch = &ep
 	for _, r := range c.jobs {
 		j := *r.j
 		j.Command, j.Dir = nil, ""

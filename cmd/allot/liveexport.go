@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -28,9 +29,10 @@ func newLiveExportCmd() *cobra.Command {
 		Long: `Write the daemon's history (every job's submits, starts, preemptions and
 stops since the daemon first started) into DIR as the run records a
 simulation writes: summary.json, jobs.parquet, timeseries.parquet,
-report.md and report.html, as allot sim --out does. Times are seconds from
-the daemon's first start; jobs still running are cut off at the moment of
-the export. Every user the daemon admits may read the history: it holds
+report.md and report.html, as allot sim --out does, and history.json, the
+history itself. Times in the run records are seconds from the daemon's
+first start (history.json's epoch, and each event's "at" on the wall
+clock); jobs still running are cut off at the moment of the export. Every user the daemon admits may read the history: it holds
 every job's metadata and events, and no command line.`,
 		Example:     `  allot live export out/live && allot report out/live`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
@@ -44,7 +46,7 @@ every job's metadata and events, and no command line.`,
 			if err := exportHistory(&h, dir); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s,%s}\n", dirPrefix(dir), reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s,%s,%s}\n", dirPrefix(dir), reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile, historyFile)
 			return nil
 		},
 	}
@@ -65,8 +67,21 @@ func exportHistory(h *live.History, dir string) error {
 	if err := h.Records(workload.Tee(col, jw), 0); err != nil {
 		return err
 	}
-	return reports.WriteRun(dir, col.Data())
+	if err := reports.WriteRun(dir, col.Data()); err != nil {
+		return err
+	}
+	// The records count seconds from the daemon's first start; the
+	// history itself says when that was, and each event's wall-clock time.
+	data, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, historyFile), append(data, '\n'))
 }
+
+// historyFile is the live history as the daemon gave it, beside the run
+// records made of it.
+const historyFile = "history.json"
 
 // dashboardPage renders the --http dashboard with the reports package.
 func dashboardPage(w io.Writer, h *live.History, o live.Overview) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,6 +108,17 @@ func TestLiveExportRendersTheSameReportAsASimulationFromRealHistory(t *testing.T
 	}
 	if code, _, errs := cli("report", dir); code != 0 {
 		t.Fatalf("allot report on the export: %s", errs)
+	}
+	// history.json dates the records: the epoch, and each event on the wall clock.
+	var h live.History
+	raw, err := os.ReadFile(filepath.Join(dir, "history.json"))
+	if err != nil || json.Unmarshal(raw, &h) != nil || h.Epoch == nil || len(h.Events) == 0 {
+		t.Fatalf("history.json: %v, want the history with its epoch", err)
+	}
+	for _, ev := range h.Events {
+		if ev.At == nil || !ev.At.Equal(h.Epoch.Add(time.Duration(ev.Time*1e9))) {
+			t.Errorf("event %+v: at %v, want epoch + %gs", ev, ev.At, ev.Time)
+		}
 	}
 }
 

@@ -54,6 +54,9 @@ func TestKilledShimIsNoticedItsRunKilledAndTheJobRunAgainOnce(t *testing.T) {
 	id := d.submitGated("research", "low", 2, gate)
 	d.waitState(id, live.StateRunning, 10*time.Second)
 	waitFor(t, "run 1 recorded", 10*time.Second, func() bool { return d.run1(id).Phase == "running" })
+	// The job itself must have started too, or the kill may land before
+	// its first line and the test would read a loaded machine as a fault.
+	waitFor(t, "run 1's first line", 10*time.Second, func() bool { return strings.Contains(d.stdout(id), "start 0") })
 	if err := syscall.Kill(d.run1(id).Shim, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +151,7 @@ func TestFullDiskLosesNoAcknowledgedJobAndRunsNoneTwice(t *testing.T) {
 	a := d.submitGated("research", "low", 2, filepath.Join(gates, "a"))
 	d.waitState(a, live.StateRunning, 10*time.Second)
 	waitFor(t, "run recorded", 10*time.Second, func() bool { return d.run1(a).Phase == "running" })
+	waitFor(t, "job a's first line", 10*time.Second, func() bool { return strings.Contains(d.stdout(a), "start 0") })
 
 	filler := filepath.Join(mnt, "filler")
 	fill(t, filler)

@@ -19,12 +19,15 @@ build:
 # real Kubernetes control plane (built once from the Go module proxy by
 # scripts/k8s/control-plane.sh into ~/.cache/allot: about 15 min cold), and
 # allot's quota policy against the real Kueue v0.17 on it (its manager
-# built once by scripts/k8s/kueue.sh: about 6 min cold).
+# built once by scripts/k8s/kueue.sh: about 6 min cold), and the AWS
+# exports through the AWS CLI (found or installed by
+# scripts/ensure-awscli.sh; the test skips without one).
 K8S_ENV := ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && ALLOT_KUEUE_BIN=$$(./scripts/k8s/kueue.sh) && export ALLOT_K8S_BIN ALLOT_KUEUE_BIN
+AWS_ENV := ALLOT_AWS_CLI=$$(./scripts/ensure-awscli.sh) && export ALLOT_AWS_CLI
 test: build
 	./scripts/ensure-chromium.sh
 	$(GO) vet $(PKGS)
-	$(K8S_ENV) && $(GO) test -count=1 -timeout 30m $(PKGS)
+	$(K8S_ENV) && $(AWS_ENV) && $(GO) test -count=1 -timeout 30m $(PKGS)
 	$(MAKE) image-check
 	$(MAKE) fuzz-short
 	$(MAKE) check-shortcuts

@@ -15,7 +15,7 @@ import (
 func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export kueue|hyperpod|aws-batch POLICY [-o DIR]",
-		Short: "Write a policy as the objects of the engine a team runs (Kueue)",
+		Short: "Write a policy for Kueue, SageMaker HyperPod or AWS Batch",
 		Long: `Write POLICY (a scenario or a policy file with a fleet section) as the
 objects of another engine, and say what it cannot express.
 
@@ -35,19 +35,25 @@ export hyperpod --cluster-arn ARN writes the inputs of SageMaker's
 CreateClusterSchedulerConfig (priority classes, fair share, idle resource
 sharing) and one CreateComputeQuota per team (instances or accelerators
 per ml. instance type, resource sharing strategy and borrow limit,
-preemption of the team's own tasks, fair-share weight), typed with the AWS
-SDK for Go v2, as JSON for the AWS CLI's --cli-input-json: with -o DIR,
+preemption of the team's own tasks, fair-share weight): with -o DIR,
 scheduler-config.json and compute-quota-TEAM.json. An instance type
 HyperPod does not offer is an error.
 
-export aws-batch writes, typed with the SDK's service/batch, the
-CreateSchedulingPolicy input (policy.kind fairshare: share identifiers
+export aws-batch writes the CreateSchedulingPolicy input (policy.kind fairshare: share identifiers
 with weightFactor = 1/weight, share decay, compute reservation; with
 quota_shares, or kind quota: a quota-share policy), the CreateJobQueue
 input that uses it, and under quota shares one CreateQuotaShare per team
 (whole instances per ml. type, strategy and borrow limit, in-share
 preemption): with -o DIR, scheduling-policy.json, job-queue.json,
-quota-share-TEAM.json.`,
+quota-share-TEAM.json.
+
+The AWS inputs are typed with the AWS SDK for Go v2 and written by the
+SDK's own serializer, so each file is the request body the service gets,
+in the API's member names (lowerCamelCase for Batch, PascalCase for
+SageMaker): what aws ... --cli-input-json file://FILE takes. The tests run
+the AWS CLI on every file of every shipped scenario. Without -o the
+inputs are printed as one JSON object; with -o DIR, DIR/warnings.txt
+holds the warnings, one line per kind with the teams it concerns.`,
 		Example: `  allot export kueue scenarios/amazon-search.yaml -o kueue/
   allot export kueue scenarios/hyperpod-teams.yaml | head -40
   allot export hyperpod scenarios/amazon-search.yaml --cluster-arn arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd1234efgh -o hp/
@@ -56,7 +62,7 @@ quota-share-TEAM.json.`,
 	}
 	var outDir, clusterARN string
 	var bt export.BatchTarget
-	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the files (kueue: objects.yaml, kueue-config.yaml, warnings.txt; hyperpod: scheduler-config.json, compute-quota-TEAM.json, warnings.txt)")
+	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the files (kueue: objects.yaml, kueue-config.yaml; hyperpod: scheduler-config.json, compute-quota-TEAM.json; aws-batch: scheduling-policy.json, job-queue.json, quota-share-TEAM.json; each with warnings.txt)")
 	cmd.Flags().StringVar(&clusterARN, "cluster-arn", "", "hyperpod: the ARN of the HyperPod cluster")
 	cmd.Flags().StringVar(&bt.Region, "region", "", "aws-batch: the region, for the scheduling policy's ARN")
 	cmd.Flags().StringVar(&bt.Account, "account-id", "", "aws-batch: the account, for the scheduling policy's ARN")

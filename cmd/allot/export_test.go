@@ -79,3 +79,26 @@ func TestExportHyperPodWritesOneInputFilePerCall(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "export hyperpod needs --cluster-arn ARN")
 }
+
+// A warning said of nine teams is one line naming them, on standard error
+// and in warnings.txt alike.
+func TestAWSExportWarningsAreOneLinePerKind(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := cli("export", "hyperpod", "../../scenarios/amazon-search.yaml", "--cluster-arn", "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd1234efgh", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	line := "teams[ranking-prod, retrieval-prod, ads-prod, nlp-research, vision-research, ranking-research, ranking-sweeps, retrieval-sweeps, ads-sweeps]: " +
+		"borrowing without limit: HyperPod's BorrowLimit is at most 500% of the team's allocation"
+	require.Equal(t, "warning: "+line+"\nwrote "+dir+": 10 inputs; 1 warnings\n", errOut)
+	require.Equal(t, line+"\n", mustRead(t, filepath.Join(dir, "warnings.txt")))
+
+	dir = t.TempDir()
+	code, _, errOut = cli("export", "aws-batch", "../../scenarios/bench/20k-gpus-month.yaml", "--region", "us-east-1", "--account-id", "123456789012", "--service-environment", "training", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, []string{
+		"policy.kind quota: exported as Batch quota shares; Batch has no cohorts, lending limits or fair sharing across shares, and idle capacity goes first come",
+		"teams[team-01, team-02, team-03, team-04, team-05, team-06, team-07, team-08, team-09, team-10, team-11, team-12, team-13, team-14, team-15, team-16, team-17, team-18, team-19, team-20]" +
+			".quota.p5.48xlarge: Batch counts whole instances; 300 accelerators rounded up to 38 nodes",
+		"teams[team-01, team-02, team-03, team-04, team-05, team-06, team-07, team-08, team-09, team-10, team-11, team-12, team-13, team-14, team-15, team-16, team-17, team-18, team-19, team-20]" +
+			".quota.g6e.48xlarge: Batch counts whole instances; 300 accelerators rounded up to 38 nodes",
+	}, strings.Split(strings.TrimSpace(mustRead(t, filepath.Join(dir, "warnings.txt"))), "\n"), "40 warnings before")
+}

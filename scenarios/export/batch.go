@@ -22,6 +22,7 @@ type Batch struct {
 	QuotaShares      []*batch.CreateQuotaShareInput
 	Teams            []string // by QuotaShares index
 	Warnings         []string
+	w                warnings
 }
 
 // BatchTarget says where the inputs go: the region and account that make
@@ -33,12 +34,15 @@ type BatchTarget struct {
 	ComputeEnvironment, ServiceEnvironment string
 }
 
-// The documented limits (API_FairsharePolicy, API_ShareAttributes).
+// The documented limits (API_FairsharePolicy, API_ShareAttributes; the
+// user guide's quota shares page).
 const (
-	batchMaxDecay       = 604800
-	batchMaxReservation = 99
-	batchMinWeight      = 0.0001
-	batchMaxWeight      = 999.9999
+	batchMaxDecay          = 604800
+	batchMaxReservation    = 99
+	batchMinWeight         = 0.0001
+	batchMaxWeight         = 999.9999
+	batchMaxCapacityLimits = 5
+	batchMaxQuotaShares    = 20
 )
 
 var batchName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -66,24 +70,24 @@ func ToBatch(s *scenarios.Scenario, target BatchTarget) (*Batch, error) {
 		arn := fmt.Sprintf("arn:aws:batch:%s:%s:scheduling-policy/%s", target.Region, target.Account, name)
 		if target.Region == "" || target.Account == "" {
 			arn = "arn:aws:batch:REGION:ACCOUNT:scheduling-policy/" + name
-			b.warn("the job queue names its scheduling policy by ARN: give --region and --account-id, or replace REGION and ACCOUNT in it")
+			b.w.add("the job queue names its scheduling policy by ARN: give --region and --account-id, or replace REGION and ACCOUNT in it")
 		}
 		queue.SchedulingPolicyArn = aws.String(arn)
 	case "fifo", "priority":
 		if s.Policy.Kind == "priority" {
-			b.warn("policy.kind priority: a Batch queue without a scheduling policy is first in, first out; priority orders jobs only within a share")
+			b.w.add("policy.kind priority: a Batch queue without a scheduling policy is first in, first out; priority orders jobs only within a share")
 		}
 	}
 	if quotaShares {
 		env := target.ServiceEnvironment
 		if env == "" {
 			env = "SERVICE_ENVIRONMENT"
-			b.warn("quota shares need a SageMaker training queue: give --service-environment, or replace SERVICE_ENVIRONMENT")
+			b.w.add("quota shares need a SageMaker training queue: give --service-environment, or replace SERVICE_ENVIRONMENT")
 		}
 		queue.JobQueueType = types.JobQueueTypeSagemakerTraining
 		queue.ServiceEnvironmentOrder = []types.ServiceEnvironmentOrder{{Order: aws.Int32(1), ServiceEnvironment: aws.String(env)}}
 		if s.Policy.Kind == "quota" {
-			b.warn("policy.kind quota: exported as Batch quota shares; Batch has no cohorts, lending limits or fair sharing across shares, and idle capacity goes first come")
+			b.w.add("policy.kind quota: exported as Batch quota shares; Batch has no cohorts, lending limits or fair sharing across shares, and idle capacity goes first come")
 		}
 		if err := b.quotaShares(s, m, name); err != nil {
 			return nil, err
@@ -92,18 +96,15 @@ func ToBatch(s *scenarios.Scenario, target BatchTarget) (*Batch, error) {
 		env := target.ComputeEnvironment
 		if env == "" {
 			env = "COMPUTE_ENVIRONMENT"
-			b.warn("the job queue needs a compute environment: give --compute-environment, or replace COMPUTE_ENVIRONMENT")
+			b.w.add("the job queue needs a compute environment: give --compute-environment, or replace COMPUTE_ENVIRONMENT")
 		}
 		queue.ComputeEnvironmentOrder = []types.ComputeEnvironmentOrder{{Order: aws.Int32(1), ComputeEnvironment: aws.String(env)}}
 	}
 	if m.MinRuntime > 0 {
-		b.warn("policy.preemption.min_runtime: Batch has no protection from preemption after a start")
+		b.w.add("policy.preemption.min_runtime: Batch has no protection from preemption after a start")
 	}
+	b.Warnings = b.w.lines()
 	return b, nil
-}
-
-func (b *Batch) warn(format string, args ...any) {
-	b.Warnings = append(b.Warnings, fmt.Sprintf(format, args...))
 }
 
 // fairshare is Batch's fair-share policy: weightFactor is the inverse of
@@ -113,7 +114,7 @@ func (b *Batch) fairshare(s *scenarios.Scenario, m *policies.Model) *types.Fairs
 	if d := s.Policy.ShareDecay; d > 0 {
 		sec := int32(min(math.Round(d), batchMaxDecay))
 		fp.ShareDecaySeconds = aws.Int32(sec)
-		b.warn("policy.share_decay %gs: allot decays usage by a half-life, Batch by a window; exported as a %ds window", d, sec)
+		b.w.add("policy.share_decay %gs: allot decays usage by a half-life, Batch by a window; exported as a %ds window", d, sec)
 	}
 	if r := s.Policy.ComputeReserve; r > 0 {
 		fp.ComputeReservation = aws.Int32(int32(min(math.Round(100*r), batchMaxReservation)))
@@ -125,7 +126,7 @@ func (b *Batch) fairshare(s *scenarios.Scenario, m *policies.Model) *types.Fairs
 		}
 		if w < batchMinWeight || w > batchMaxWeight {
 			w = min(max(w, batchMinWeight), batchMaxWeight)
-			b.warn("teams[%s].weight %g: Batch's weightFactor (its inverse) runs %g..%g; exported as %g", q.Name, q.Weight, batchMinWeight, batchMaxWeight, w)
+			b.w.team(q.Name, ".weight %g: Batch's weightFactor (its inverse) runs %g..%g; exported as %g", q.Weight, batchMinWeight, batchMaxWeight, w)
 		}
 		fp.ShareDistribution = append(fp.ShareDistribution, types.ShareAttributes{ShareIdentifier: aws.String(q.Name), WeightFactor: aws.Float32(float32(w))})
 	}
@@ -159,10 +160,17 @@ func (b *Batch) quotaShares(s *scenarios.Scenario, m *policies.Model, queue stri
 				nodes := acc.Nominal / f.NodeAccel
 				if acc.Nominal%f.NodeAccel != 0 {
 					nodes++
-					b.warn("teams[%s].quota.%s: Batch counts whole instances; %g accelerators rounded up to %d nodes", t.Name, f.Name, float64(acc.Nominal)/float64(policies.Milli), nodes)
+					b.w.team(t.Name, ".quota.%s: Batch counts whole instances; %g accelerators rounded up to %d nodes", f.Name, float64(acc.Nominal)/float64(policies.Milli), nodes)
 				}
-				qs.CapacityLimits = append(qs.CapacityLimits, types.QuotaShareCapacityLimit{CapacityUnit: aws.String("ml." + f.Name), MaxCapacity: aws.Int32(int32(nodes))})
+				qs.CapacityLimits = append(qs.CapacityLimits, types.QuotaShareCapacityLimit{CapacityUnit: aws.String("ml." + strings.TrimPrefix(f.Name, "ml.")), MaxCapacity: aws.Int32(int32(nodes))})
 			}
+		}
+		if len(qs.CapacityLimits) == 0 {
+			b.w.team(t.Name, ": no quota: a Batch quota share needs at least one capacity limit; none is written for the team")
+			continue
+		}
+		if len(qs.CapacityLimits) > batchMaxCapacityLimits {
+			return fmt.Errorf("teams[%s].quota: %d instance types; a Batch quota share takes at most %d", t.Name, len(qs.CapacityLimits), batchMaxCapacityLimits)
 		}
 		rs := &types.QuotaShareResourceSharingConfiguration{Strategy: types.QuotaShareResourceSharingStrategyReserve}
 		switch {
@@ -175,11 +183,14 @@ func (b *Batch) quotaShares(s *scenarios.Scenario, m *policies.Model, queue stri
 		case lend:
 			rs.Strategy = types.QuotaShareResourceSharingStrategyLend
 		case borrow:
-			b.warn("teams[%s]: lend false with borrow true: Batch's RESERVE does not borrow either", t.Name)
+			b.w.team(t.Name, ": lend false with borrow true: Batch's RESERVE does not borrow either")
 		}
 		qs.ResourceSharingConfiguration = rs
 		b.QuotaShares = append(b.QuotaShares, qs)
 		b.Teams = append(b.Teams, aws.ToString(qs.QuotaShareName))
+	}
+	if n := len(b.QuotaShares); n > batchMaxQuotaShares {
+		b.w.add("%d quota shares: Batch takes at most %d per job queue; split the teams over several queues", n, batchMaxQuotaShares)
 	}
 	return nil
 }

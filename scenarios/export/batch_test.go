@@ -1,13 +1,13 @@
 package export
 
 import (
-	"encoding/json"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 	"github.com/stretchr/testify/require"
 )
@@ -66,39 +66,47 @@ func TestQuotaSharesCarryEachTeamsInstancesAndSharing(t *testing.T) {
 	require.Equal(t, types.QuotaShareInSharePreemptionStateDisabled, last.PreemptionConfiguration.InSharePreemption)
 }
 
-func TestBatchInputsRoundTripThroughTheSDKTypesWithinTheDocumentedLimits(t *testing.T) {
+func TestBatchInputsStayWithinTheDocumentedLimits(t *testing.T) {
 	for _, kind := range []string{"fairshare", "quota"} {
 		s := withSettings(t, "../amazon-search.yaml", scenarios.Setting{Path: "policy.kind", Value: kind},
 			scenarios.Setting{Path: "teams[*-prod].weight", Value: "20000"})
 		b, err := ToBatch(s, batchTarget)
 		require.NoError(t, err)
-		for _, v := range []any{b.SchedulingPolicy, b.JobQueue} {
-			data, err := CLIJSON(v)
-			require.NoError(t, err)
-			var back any = &batch.CreateSchedulingPolicyInput{}
-			if _, ok := v.(*batch.CreateJobQueueInput); ok {
-				back = &batch.CreateJobQueueInput{}
-			}
-			require.NoError(t, json.Unmarshal(data, back))
-			again, err := CLIJSON(back)
-			require.NoError(t, err)
-			require.JSONEq(t, string(data), string(again))
-		}
 		if fp := b.SchedulingPolicy.FairsharePolicy; fp != nil {
 			for _, sa := range fp.ShareDistribution {
 				w := aws.ToFloat32(sa.WeightFactor)
 				require.True(t, w >= batchMinWeight && w <= batchMaxWeight, "weightFactor %g", w)
 			}
-			require.Contains(t, b.Warnings, "teams[ranking-prod].weight 20000: Batch's weightFactor (its inverse) runs 0.0001..999.9999; exported as 0.0001")
+			require.Contains(t, b.Warnings, "teams[ranking-prod, retrieval-prod, ads-prod].weight 20000: Batch's weightFactor (its inverse) runs 0.0001..999.9999; exported as 0.0001")
 		}
+		require.LessOrEqual(t, len(b.QuotaShares), batchMaxQuotaShares)
 		for _, q := range b.QuotaShares {
-			data, err := CLIJSON(q)
-			require.NoError(t, err)
-			var back batch.CreateQuotaShareInput
-			require.NoError(t, json.Unmarshal(data, &back))
-			again, err := CLIJSON(&back)
-			require.NoError(t, err)
-			require.JSONEq(t, string(data), string(again))
+			require.NotEmpty(t, q.CapacityLimits)
+			require.LessOrEqual(t, len(q.CapacityLimits), batchMaxCapacityLimits)
+			require.GreaterOrEqual(t, aws.ToInt32(q.ResourceSharingConfiguration.BorrowLimit), int32(-1))
 		}
 	}
+}
+
+// A quota share needs 1..5 capacity limits: a team without quota gets
+// none (a warning), one of six instance types is refused.
+func TestAQuotaShareHasOneToFiveCapacityLimits(t *testing.T) {
+	data, err := os.ReadFile("../hyperpod-teams.yaml")
+	require.NoError(t, err)
+	i := strings.LastIndex(string(data), "    quota: {ml.g5.8xlarge: 2}\n")
+	path := filepath.Join(t.TempDir(), "no-quota.yaml")
+	require.NoError(t, os.WriteFile(path, append(data[:i:i], data[i+len("    quota: {ml.g5.8xlarge: 2}\n"):]...), 0o644))
+	b, err := ToBatch(load(t, path), batchTarget)
+	require.NoError(t, err)
+	require.Equal(t, []string{"team-a"}, b.Teams)
+	require.Equal(t, []types.QuotaShareCapacityLimit{{CapacityUnit: aws.String("ml.g5.8xlarge"), MaxCapacity: aws.Int32(2)}},
+		b.QuotaShares[0].CapacityLimits, "ml. once, though the catalog's name has it")
+	require.Contains(t, b.Warnings, "teams[team-b]: no quota: a Batch quota share needs at least one capacity limit; none is written for the team")
+
+	_, err = ToBatch(load(t, "../bench/stress/s7-small-jobs-six-types.yaml"), batchTarget)
+	require.EqualError(t, err, "teams[team-001].quota: 6 instance types; a Batch quota share takes at most 5")
+
+	b, err = ToBatch(load(t, "../bench/stress/s2-200-teams.yaml"), batchTarget)
+	require.NoError(t, err)
+	require.Contains(t, b.Warnings, "200 quota shares: Batch takes at most 20 per job queue; split the teams over several queues")
 }

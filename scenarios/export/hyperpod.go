@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -24,6 +23,7 @@ type HyperPod struct {
 	ComputeQuotas   []*sagemaker.CreateComputeQuotaInput
 	Teams           []string // by ComputeQuotas index
 	Warnings        []string
+	w               warnings
 }
 
 // The documented limits (API_SchedulerConfig, API_CreateComputeQuota).
@@ -67,7 +67,7 @@ func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
 	}
 	weights, changed := priorityWeights(s.Priority)
 	if changed {
-		h.warn("priority_classes: HyperPod weights run 0..100; the values were mapped in order onto that range (%s)", weightList(s.Priority, weights))
+		h.w.add("priority_classes: HyperPod weights run 0..100; the values were mapped in order onto that range (%s)", weightList(s.Priority, weights))
 	}
 	if len(s.Priority) > hpMaxPriorityClasses {
 		return nil, fmt.Errorf("priority_classes: %d classes; HyperPod takes at most %d", len(s.Priority), hpMaxPriorityClasses)
@@ -85,7 +85,7 @@ func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
 		t := s.Teams[qi]
 		team := hpNameOf(t.Name)
 		if team != t.Name {
-			h.warn("teams[%s]: HyperPod team names are lower-case letters, digits and '-': %q", t.Name, team)
+			h.w.team(t.Name, ": HyperPod team names are lower-case letters, digits and '-': %q", team)
 		}
 		cfg := &types.ComputeQuotaConfig{PreemptTeamTasks: types.PreemptTeamTasksNever, ResourceSharingConfig: &types.ResourceSharingConfig{}}
 		switch q.WithinQueue {
@@ -93,7 +93,7 @@ func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
 			cfg.PreemptTeamTasks = types.PreemptTeamTasksLowerpriority
 		case policies.LowerOrNewerEqualPriority:
 			cfg.PreemptTeamTasks = types.PreemptTeamTasksLowerpriority
-			h.warn("teams[%s].preempt_within_team lower-or-newer-equal: HyperPod has LowerPriority only", t.Name)
+			h.w.team(t.Name, ".preempt_within_team lower-or-newer-equal: HyperPod has LowerPriority only")
 		}
 		rs := cfg.ResourceSharingConfig
 		lend, borrow := true, true
@@ -112,7 +112,7 @@ func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
 				if acc.HasLend && acc.LendLimit == 0 {
 					lend = false
 				} else if acc.HasLend && acc.LendLimit < acc.Nominal {
-					h.warn("teams[%s].lending_limit on %s: HyperPod lends all of a team's idle quota or none; it lends all", t.Name, f.Name)
+					h.w.team(t.Name, ".lending_limit: HyperPod lends all of a team's idle quota or none; it lends all")
 				}
 				if acc.HasBorrow && acc.BorrowLimit == 0 {
 					borrow = false
@@ -142,26 +142,26 @@ func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
 		default:
 			rs.Strategy = types.ResourceSharingStrategyDontlend
 			if borrow {
-				h.warn("teams[%s]: lend false with borrow true: HyperPod's DontLend does not borrow either", t.Name)
+				h.w.team(t.Name, ": lend false with borrow true: HyperPod's DontLend does not borrow either")
 			}
 		}
 		if rs.Strategy == types.ResourceSharingStrategyLendandborrow {
 			pct := borrowPct
 			if pct < 0 {
 				pct = hpMaxBorrow
-				h.warn("teams[%s]: borrowing without limit: HyperPod's BorrowLimit is at most %d%% of the team's allocation", t.Name, hpMaxBorrow)
+				h.w.team(t.Name, ": borrowing without limit: HyperPod's BorrowLimit is at most %d%% of the team's allocation", hpMaxBorrow)
 			}
 			lim := int32(math.Round(pct))
 			if lim < hpMinBorrow || lim > hpMaxBorrow {
 				lim = min(max(lim, hpMinBorrow), hpMaxBorrow)
-				h.warn("teams[%s].borrow_limit %.0f%%: HyperPod takes %d%%..%d%%; exported as %d%%", t.Name, pct, hpMinBorrow, hpMaxBorrow, lim)
+				h.w.team(t.Name, ".borrow_limit %.0f%%: HyperPod takes %d%%..%d%%; exported as %d%%", pct, hpMinBorrow, hpMaxBorrow, lim)
 			}
 			rs.BorrowLimit = aws.Int32(lim)
 		}
 		w := int32(math.Round(q.Weight))
 		if float64(w) != q.Weight || w > hpMaxWeight {
 			w = min(max(w, 0), hpMaxWeight)
-			h.warn("teams[%s].weight %g: HyperPod's FairShareWeight is a whole number 0..100; exported as %d", t.Name, q.Weight, w)
+			h.w.team(t.Name, ".weight %g: HyperPod's FairShareWeight is a whole number 0..100; exported as %d", q.Weight, w)
 		}
 		h.ComputeQuotas = append(h.ComputeQuotas, &sagemaker.CreateComputeQuotaInput{
 			Name: aws.String(hpNameOf(base + "-" + team)), ClusterArn: aws.String(clusterARN), ComputeQuotaConfig: cfg,
@@ -169,35 +169,32 @@ func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
 			ActivationState:    types.ActivationStateEnabled, Description: aws.String("allot team " + t.Name)})
 		h.Teams = append(h.Teams, team)
 		if q.Reclaim != policies.Any && q.Reclaim != policies.Never {
-			h.warn("teams[%s]: reclaim %s: HyperPod always reclaims lent compute", t.Name, q.Reclaim)
+			h.w.team(t.Name, ": reclaim %s: HyperPod always reclaims lent compute", q.Reclaim)
 		}
 		if q.BorrowWithin != policies.Never {
-			h.warn("teams[%s]: preempt_while_borrowing: HyperPod has no preemption by a borrowing team", t.Name)
+			h.w.team(t.Name, ": preempt_while_borrowing: HyperPod has no preemption by a borrowing team")
 		}
 		if q.Strategy == policies.StrictFIFO {
-			h.warn("teams[%s]: queueing strict-fifo: HyperPod queues best effort", t.Name)
+			h.w.team(t.Name, ": queueing strict-fifo: HyperPod queues best effort")
 		}
 	}
 	for _, c := range m.Cohorts {
 		if c.Parent >= 0 {
-			h.warn("cohorts[%s]: HyperPod puts every team in one cohort; the nesting is dropped", c.Name)
+			h.w.add("cohorts[%s]: HyperPod puts every team in one cohort; the nesting is dropped", c.Name)
 			break
 		}
 	}
 	if len(m.Cohorts) > 1 && !slices.ContainsFunc(m.Cohorts, func(c policies.CohortSpec) bool { return c.Parent >= 0 }) {
-		h.warn("cohorts: HyperPod puts every team in one cohort; teams of separate cohorts will share")
+		h.w.add("cohorts: HyperPod puts every team in one cohort; teams of separate cohorts will share")
 	}
 	if m.MinRuntime > 0 {
-		h.warn("policy.preemption.min_runtime: HyperPod has no protection from preemption after a start")
+		h.w.add("policy.preemption.min_runtime: HyperPod has no protection from preemption after a start")
 	}
 	if s.Policy.Admission == "first-come" && len(s.Priority) > 0 {
-		h.warn("policy.admission first-come: HyperPod's first-come first-serve prioritisation is set on the console; the priority classes are exported for task ranking")
+		h.w.add("policy.admission first-come: HyperPod's first-come first-serve prioritisation is set on the console; the priority classes are exported for task ranking")
 	}
+	h.Warnings = h.w.lines()
 	return h, nil
-}
-
-func (h *HyperPod) warn(format string, args ...any) {
-	h.Warnings = append(h.Warnings, fmt.Sprintf(format, args...))
 }
 
 // hpNameOf makes a HyperPod name: lower case, other characters '-', at
@@ -247,51 +244,4 @@ func weightList(ps []scenarios.PriorityClass, w []int32) string {
 		parts = append(parts, fmt.Sprintf("%s %d→%d", p.Name, p.Value, w[i]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// CLIJSON is an input as the AWS CLI's --cli-input-json takes it: the API's
-// member names, with members left unset left out.
-func CLIJSON(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var m any
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	return json.MarshalIndent(prune(m), "", "  ")
-}
-
-// prune drops nulls, empty strings and empty lists and objects.
-func prune(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range x {
-			if e = prune(e); e != nil {
-				out[k] = e
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	case []any:
-		var out []any
-		for _, e := range x {
-			if e = prune(e); e != nil {
-				out = append(out, e)
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	case string:
-		if x == "" {
-			return nil
-		}
-	}
-	return v
 }

@@ -63,6 +63,7 @@ writes exactly what one machine would have.`,
 			if err != nil {
 				return err
 			}
+			warnScenarios(cmd.ErrOrStderr(), scens...)
 			for i := range scens {
 				if scens[i], err = asEngine(cmd, scens[i], engine); err != nil {
 					return err

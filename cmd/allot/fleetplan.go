@@ -132,8 +132,8 @@ func steer(o scenarios.Objective) string {
 // objectives, each --objective not among them already, and, unless
 // anyStarved, "jobs.unstarted_share <= 1%" so that no answer is bought by
 // starving work.
-func searchObjectives(own []scenarios.Objective, texts []string, anyStarved bool) ([]scenarios.Objective, error) {
-	objs := slices.Clone(own)
+func searchObjectives(s *scenarios.Scenario, texts []string, anyStarved bool) ([]scenarios.Objective, error) {
+	objs := slices.Clone(s.Objectives)
 	same := func(a, b string) bool {
 		return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
 	}
@@ -142,6 +142,9 @@ func searchObjectives(own []scenarios.Objective, texts []string, anyStarved bool
 			continue // the scenario has it already
 		}
 		o, err := scenarios.ParseObjective(text)
+		if err == nil {
+			err = s.CheckObjective(o)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--objective: %w", err)
 		}
@@ -215,7 +218,7 @@ func newFleetPlanner(path string, f *planFlags) (*fleetPlanner, error) {
 
 func (pl *fleetPlanner) readObjectives(f *planFlags) error {
 	var err error
-	if pl.objs, err = searchObjectives(pl.base.Objectives, f.objectives, f.anyStarved); err != nil {
+	if pl.objs, err = searchObjectives(pl.base, f.objectives, f.anyStarved); err != nil {
 		return err
 	}
 	if len(pl.objs) == 0 {

@@ -102,6 +102,7 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	if err != nil {
 		return err
 	}
+	warnScenarios(cmd.ErrOrStderr(), pl.base)
 	policyFile := ""
 	if f.policy != "" && !slices.Contains(scenarios.Kinds, f.policy) {
 		policyFile = f.policy

@@ -49,6 +49,7 @@ quota) or a policy file; --out writes the run's files.`,
 			if err != nil {
 				return err
 			}
+			warnScenarios(cmd.ErrOrStderr(), s)
 			if s, err = asEngine(cmd, s, engine); err != nil {
 				return err
 			}

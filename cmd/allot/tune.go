@@ -241,6 +241,13 @@ func newTuner(path string, f *tuneFlags) (*tuner, error) {
 		return nil, err
 	}
 	t.base = base
+	if err := base.CheckSummaryPath(t.key); err != nil {
+		flag := "--maximize"
+		if t.sign < 0 {
+			flag = "--minimize"
+		}
+		return nil, badInput(fmt.Errorf("%s: %w", flag, err))
+	}
 	t.srcName = path
 	if f.policy != "" {
 		if slices.Contains(scenarios.Kinds, f.policy) {
@@ -261,7 +268,7 @@ func newTuner(path string, f *tuneFlags) (*tuner, error) {
 		}
 		t.params = append(t.params, p)
 	}
-	if t.objs, err = searchObjectives(base.Objectives, f.objectives, f.anyStarved); err != nil {
+	if t.objs, err = searchObjectives(base, f.objectives, f.anyStarved); err != nil {
 		return nil, badInput(err)
 	}
 	// Every level of every setting must make a valid policy: try each
@@ -422,6 +429,7 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	if err != nil {
 		return err
 	}
+	warnScenarios(cmd.ErrOrStderr(), t.base)
 	digest, err := searchDigest(path, t.srcName, t.base.TracePath)
 	if err != nil {
 		return err

@@ -198,16 +198,6 @@ func HumanDuration(s float64) string {
 	return trimZero(Thousands(s/div, 1)) + " " + unit
 }
 
-// HumanDurationPM writes a mean and its ± half-width in one unit, the
-// mean's, with one decimal: "3.4 h ± 4.0 h", not "3.4 h ± 4 h".
-func HumanDurationPM(mean, half float64) string {
-	div, unit := durationUnit(mean)
-	if mean == 0 {
-		div, unit = durationUnit(half)
-	}
-	return fmt.Sprintf("%s %s ± %s %s", Thousands(mean/div, 1), unit, Thousands(half/div, 1), unit)
-}
-
 func durationUnit(s float64) (float64, string) {
 	switch a := math.Abs(s); {
 	case a < 120:

@@ -218,7 +218,7 @@ func showComparison(w io.Writer, c *reports.Comparison, outDir string, asJSON bo
 	if len(c.Variants) > 0 {
 		seeds = len(c.Variants[0].Seeds)
 	}
-	fmt.Fprintf(w, "\n%d seeds per variant; ± is the 95%% confidence interval; differences are paired by seed; pp = percentage points.\n", seeds)
+	fmt.Fprintf(w, "\n%d seeds per variant; ± is the 95%% confidence interval (lo .. hi where a bound such as 0 s or 100%% cuts it); differences are paired by seed; pp = percentage points.\n", seeds)
 	if head, rows := c.ObjectivesTable(); len(rows) > 0 {
 		fmt.Fprintln(w)
 		writeTable(w, head, rows)

@@ -489,11 +489,11 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	}
 	res.Found, res.Settings = found, t.settings(tu.Settings(best))
 	res.Candidates, res.Rounds = len(tu.Simulated()), tu.Rounds()
-	res.Shipped, res.Tuned = figure(both[0].value), figure(both[1].value)
+	res.Shipped, res.Tuned = figure(t.key, both[0].value), figure(t.key, both[1].value)
 	for i, o := range t.objs {
 		res.Constraints = append(res.Constraints, TuneConstraint{Objective: o.Text,
-			Shipped: figure(both[0].vals[i]), ShippedMet: !slices.Contains(both[0].met[i], false),
-			Tuned: figure(both[1].vals[i]), TunedMet: !slices.Contains(both[1].met[i], false)})
+			Shipped: figure(o.Path, both[0].vals[i]), ShippedMet: !slices.Contains(both[0].met[i], false),
+			Tuned: figure(o.Path, both[1].vals[i]), TunedMet: !slices.Contains(both[1].met[i], false)})
 	}
 	res.Simulations = t.sims
 	if found && f.output != "" {
@@ -537,8 +537,10 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	return nil
 }
 
-func figure(xs []float64) TuneFigure {
-	m, ci := meanCI95(xs)
+// figure is the mean of a summary key over seeds with its 95% interval,
+// within the key's bounds.
+func figure(path string, xs []float64) TuneFigure {
+	m, ci := reports.MeanCI95(reports.BoundsOf(path), xs)
 	return TuneFigure{Value: m, CI95: ci}
 }
 

@@ -103,7 +103,7 @@ writes exactly what one machine would have.`,
 			if err != nil {
 				return err
 			}
-			return showComparison(cmd.OutOrStdout(), c, outDir, asJSON)
+			return showComparison(cmd.OutOrStdout(), cmd.ErrOrStderr(), c, outDir, asJSON)
 		},
 	}
 	cmd.Flags().StringArrayVar(&policies, "policy", nil, "policy kind or policy file; repeat to compare several")
@@ -200,11 +200,15 @@ func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error
 	return reports.Contribution(seed, col.Data()), nil
 }
 
-// showComparison prints a comparison (table or JSON) and writes its files.
-func showComparison(w io.Writer, c *reports.Comparison, outDir string, asJSON bool) error {
+// showComparison prints a comparison (table or JSON) and writes its
+// files, saying on errW which (as sim --out does).
+func showComparison(w, errW io.Writer, c *reports.Comparison, outDir string, asJSON bool) error {
 	if outDir != "" {
 		if err := reports.WriteComparison(outDir, c); err != nil {
 			return err
+		}
+		if !asJSON {
+			fmt.Fprintf(errW, "wrote %s{%s,%s,%s,%s/}\n", dirPrefix(outDir), reports.ComparisonFile, reports.ReportMDFile, reports.ReportHTMLFile, reports.ChartDir)
 		}
 	}
 	if asJSON {

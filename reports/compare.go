@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -89,15 +87,13 @@ const classWaitKey = "by_priority_class.*.wait_all_s.p95"
 // comparison warns that wait_s flatters the variant.
 const UnstartedWarnShare = 0.01
 
-// meanCI is the mean of xs with a Student-t 95% interval.
-func meanCI(xs []float64) Stat {
-	m, sd := stat.MeanStdDev(xs, nil)
-	if len(xs) < 2 {
+// meanCI is the mean of xs with its 95% interval within b (MeanCI95).
+func meanCI(b Bounds, xs []float64) Stat {
+	m, ci := MeanCI95(b, xs)
+	if ci == nil {
 		return Stat{Mean: m, Lo: math.NaN(), Hi: math.NaN()}
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
-	h := t * sd / math.Sqrt(float64(len(xs)))
-	return Stat{Mean: m, Lo: m - h, Hi: m + h}
+	return Stat{Mean: m, Lo: ci[0], Hi: ci[1]}
 }
 
 // RunContribution is what one run adds to its variant: the summary, the
@@ -218,7 +214,7 @@ func (c *Comparison) kpiRow(key, label string, higher bool) (KPIRow, error) {
 			}
 			xs[j] = x
 		}
-		row.Values = append(row.Values, meanCI(xs))
+		row.Values = append(row.Values, meanCI(BoundsOf(key), xs))
 		if i == 0 {
 			first = xs
 			row.Diffs = append(row.Diffs, Stat{})
@@ -228,7 +224,7 @@ func (c *Comparison) kpiRow(key, label string, higher bool) (KPIRow, error) {
 		for j := range diffs {
 			diffs[j] = xs[j] - first[j]
 		}
-		row.Diffs = append(row.Diffs, meanCI(diffs))
+		row.Diffs = append(row.Diffs, meanCI(BoundsOf(key).Diff(), diffs))
 	}
 	return row, nil
 }
@@ -264,6 +260,8 @@ type VariantObjective struct {
 	Value     Stat    `json:"value"`     // the measured value over seeds
 	Met       bool    `json:"met"`       // met on every seed
 	MetSeeds  int     `json:"met_seeds"` // on how many seeds it was met
+	// MissedSeeds are the seeds it was not met on, in run order.
+	MissedSeeds []uint64 `json:"missed_seeds"`
 }
 
 // variantObjectives gathers the objectives of a variant's runs, in the
@@ -274,7 +272,7 @@ func variantObjectives(runs []*Summary) []VariantObjective {
 	}
 	var out []VariantObjective
 	for i, o := range runs[0].Objectives {
-		vo := VariantObjective{Objective: o.Objective, Path: o.Path, Op: o.Op, Target: o.Target, Met: true}
+		vo := VariantObjective{Objective: o.Objective, Path: o.Path, Op: o.Op, Target: o.Target, Met: true, MissedSeeds: []uint64{}}
 		var xs []float64
 		for _, s := range runs {
 			if i >= len(s.Objectives) {
@@ -286,12 +284,44 @@ func variantObjectives(runs []*Summary) []VariantObjective {
 				vo.MetSeeds++
 			} else {
 				vo.Met = false
+				vo.MissedSeeds = append(vo.MissedSeeds, s.Seed)
 			}
 		}
-		vo.Value = meanCI(xs)
+		vo.Value = meanCI(BoundsOf(o.Path), xs)
 		out = append(out, vo)
 	}
 	return out
+}
+
+// Verdict says on which of n seeds the objective was met, naming the
+// seeds it missed: "met on 4 of 5 seeds; not met on seed 3".
+func (o VariantObjective) Verdict(n int) string {
+	switch {
+	case o.Met:
+		return "met"
+	case n == 1:
+		return "not met"
+	case o.MetSeeds == 0:
+		return fmt.Sprintf("not met on any of %d seeds", n)
+	}
+	v := fmt.Sprintf("met on %d of %d seeds", o.MetSeeds, n)
+	if len(o.MissedSeeds) > 0 { // absent from comparisons written before it was recorded
+		v += "; not met on " + SeedList(o.MissedSeeds)
+	}
+	return v
+}
+
+// SeedList names seeds in words: "seed 3", "seeds 2 and 5", "seeds 1, 2
+// and 5".
+func SeedList(seeds []uint64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	if len(parts) == 1 {
+		return "seed " + parts[0]
+	}
+	return "seeds " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // Warnings are what a reader of the comparison must not miss: variants
@@ -324,29 +354,48 @@ func (c *Comparison) anyPriced() bool {
 	return false
 }
 
-// FormatStat prints a mean with its interval, in the key's unit.
+// FormatStat prints a mean with its interval, in the key's unit: "mean ±
+// half" for an interval symmetric about the mean, "mean (lo .. hi)" for
+// one cut at a bound of the key (MeanCI95).
 func FormatStat(s Stat, key string) string {
-	f := func(x float64) string {
-		if key == "fairness.jain" {
-			return fmt.Sprintf("%.3f", x)
-		}
-		return FormatValue(key, x)
-	}
 	if math.IsNaN(s.Lo) {
-		return f(s.Mean)
+		if key == "fairness.jain" {
+			return fmt.Sprintf("%.3f", s.Mean)
+		}
+		return FormatValue(key, s.Mean)
 	}
+	f := statFormat(s, key)
+	if cut(s) && f(s.Lo) != f(s.Hi) { // else too narrow to show: "0.0% ± 0.0%"
+		return f(s.Mean) + " (" + f(s.Lo) + " .. " + f(s.Hi) + ")"
+	}
+	return f(s.Mean) + " ± " + f((s.Hi-s.Lo)/2)
+}
+
+// statFormat writes the figures of one Stat in one unit and precision.
+func statFormat(s Stat, key string) func(float64) string {
 	half := (s.Hi - s.Lo) / 2
 	switch u := UnitOf(key); {
+	case key == "fairness.jain":
+		return func(x float64) string { return fmt.Sprintf("%.3f", x) }
 	case u == UnitSeconds:
-		return HumanDurationPM(s.Mean, half)
+		div, unit := durationUnit(s.Mean)
+		if s.Mean == 0 {
+			div, unit = durationUnit(half)
+		}
+		return func(x float64) string { return Thousands(x/div, 1) + " " + unit }
 	case u == UnitFraction:
-		return fmt.Sprintf("%.1f%% ± %.1f%%", 100*s.Mean, 100*half)
-	case u == UnitNumber && key != "fairness.jain" && math.Abs(s.Mean) >= 100:
-		return Thousands(s.Mean, 0) + " ± " + Thousands(half, 0) // one precision for both
-	case u == UnitNumber && key != "fairness.jain" && (s.Mean != math.Trunc(s.Mean) || half != math.Trunc(half)):
-		return fmt.Sprintf("%.1f ± %.1f", s.Mean, half)
+		return func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	case u == UnitNumber && math.Abs(s.Mean) >= 100:
+		return func(x float64) string { return Thousands(x, 0) } // one precision for all
+	case u == UnitNumber && (s.Mean != math.Trunc(s.Mean) || half != math.Trunc(half)):
+		return func(x float64) string { return fmt.Sprintf("%.1f", x) }
 	}
-	return fmt.Sprintf("%s ± %s", f(s.Mean), f(half))
+	return func(x float64) string { return FormatValue(key, x) }
+}
+
+// cut says an interval is not symmetric about its mean: a bound cut it.
+func cut(s Stat) bool {
+	return math.Abs((s.Hi-s.Mean)-(s.Mean-s.Lo)) > 1e-9*math.Max(1, s.Hi-s.Lo)
 }
 
 // FormatDiff prints a difference to the first variant; differences of
@@ -358,13 +407,23 @@ func FormatDiff(s Stat, key string) string {
 	}
 	if UnitOf(key) == UnitFraction {
 		pp := func(x float64) string { return fmt.Sprintf("%.1f pp", 100*x) }
-		if math.IsNaN(s.Lo) {
+		switch {
+		case math.IsNaN(s.Lo):
 			return sign + pp(math.Abs(s.Mean))
+		case cut(s):
+			return sign + pp(math.Abs(s.Mean)) + " (" + pp(s.Lo) + " .. " + pp(s.Hi) + ")"
 		}
 		return sign + pp(math.Abs(s.Mean)) + " ± " + pp((s.Hi-s.Lo)/2)
 	}
 	abs := Stat{Mean: math.Abs(s.Mean), Lo: s.Lo, Hi: s.Hi}
-	return sign + FormatStat(abs, key)
+	if math.IsNaN(s.Lo) {
+		return sign + FormatStat(abs, key)
+	}
+	f := statFormat(abs, key)
+	if cut(s) {
+		return sign + f(abs.Mean) + " (" + f(s.Lo) + " .. " + f(s.Hi) + ")"
+	}
+	return sign + f(abs.Mean) + " ± " + f((s.Hi-s.Lo)/2)
 }
 
 // Table is the side-by-side KPI table, as rows of cells.
@@ -405,14 +464,7 @@ func (c *Comparison) ObjectivesTable() (head []string, rows [][]string) {
 				cells[key] = make([]string, 1+len(c.Variants))
 				cells[key][0] = metricName(o.Path) + " " + sym + " " + FormatTarget(o.Path, o.Target)
 			}
-			verdict := "met"
-			if !o.Met {
-				verdict = "NOT met"
-				if n := len(v.Summaries); n > 1 {
-					verdict += fmt.Sprintf(" (%d/%d seeds)", o.MetSeeds, n)
-				}
-			}
-			cells[key][1+i] = FormatValue(o.Path, o.Value.Mean) + ": " + verdict
+			cells[key][1+i] = FormatValue(o.Path, o.Value.Mean) + ": " + o.Verdict(len(v.Summaries))
 		}
 	}
 	for _, k := range order {

@@ -91,7 +91,7 @@ func runPage(d *RunData, charts []Chart) *page {
 		p.KPIs[8][1] = FmtDuration(s.Extra.MeanRuntimeS)
 	}
 	teams := slices.Sorted(maps.Keys(s.ByTeam))
-	tt := table{Title: "Teams", Head: []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed (mean)", "lent (mean)", "jobs done",
+	tt := table{Title: "Teams", Head: []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed (accelerators, mean)", "lent (accelerators, mean)", "jobs done",
 		"wait mean (all jobs)", "wait p95 (all jobs)", "wait p95 (started)", "never started", "preempted"}}
 	for _, n := range teams {
 		t := s.ByTeam[n]

@@ -71,11 +71,15 @@ func walkPath(cur any, parts []string, at, full string, out *[]PathValue) error 
 		return at + "." + k
 	}
 	if parts[0] != "*" {
-		next, ok := obj[parts[0]]
-		if !ok {
-			return fmt.Errorf("%s: no key %q in the run summary", full, parts[0])
+		// A key may hold dots (an instance type: p5.48xlarge): the
+		// fewest parts that name one.
+		for n := 1; n <= len(parts); n++ {
+			k := strings.Join(parts[:n], ".")
+			if next, ok := obj[k]; ok {
+				return walkPath(next, parts[n:], join(k), full, out)
+			}
 		}
-		return walkPath(next, parts[1:], join(parts[0]), full, out)
+		return fmt.Errorf("%s: no key %q in the run summary", full, parts[0])
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -194,16 +198,6 @@ func HumanDuration(s float64) string {
 	return trimZero(Thousands(s/div, 1)) + " " + unit
 }
 
-// HumanDurationPM writes a mean and its ± half-width in one unit, the
-// mean's, with one decimal: "3.4 h ± 4.0 h", not "3.4 h ± 4 h".
-func HumanDurationPM(mean, half float64) string {
-	div, unit := durationUnit(mean)
-	if mean == 0 {
-		div, unit = durationUnit(half)
-	}
-	return fmt.Sprintf("%s %s ± %s %s", Thousands(mean/div, 1), unit, Thousands(half/div, 1), unit)
-}
-
 func durationUnit(s float64) (float64, string) {
 	switch a := math.Abs(s); {
 	case a < 120:
@@ -252,8 +246,13 @@ func metricName(path string) string {
 			prefix = map[string]string{"by_team": "every team's ", "by_priority_class": "every class's "}[path[:strings.IndexByte(path, '.')]]
 		}
 	}
-	if len(parts) > 2 && parts[0] == "utilization" && parts[1] == "by_type" {
-		return parts[2] + " utilisation"
+	if len(parts) > 2 && parts[1] == "by_type" { // a type's name may hold dots
+		switch parts[0] {
+		case "utilization":
+			return strings.Join(parts[2:], ".") + " utilisation"
+		case "capacity":
+			return strings.Join(parts[2:], ".") + " accelerators"
+		}
 	}
 	key := strings.Join(parts, ".")
 	names := map[string]string{

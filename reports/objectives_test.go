@@ -58,3 +58,20 @@ func TestWildcardPathsMatchEveryKeyThatHasTheRest(t *testing.T) {
 	_, err = Lookup(s, "by_team.*.usage_vs_entitled")
 	assert.ErrorContains(t, err, "wildcard")
 }
+
+func TestAnObjectiveMetOnSomeSeedsNamesTheSeedsItMissed(t *testing.T) {
+	for _, c := range []struct {
+		o    VariantObjective
+		n    int
+		want string
+	}{
+		{VariantObjective{Met: true, MetSeeds: 5}, 5, "met"},
+		{VariantObjective{MetSeeds: 4, MissedSeeds: []uint64{3}}, 5, "met on 4 of 5 seeds; not met on seed 3"},
+		{VariantObjective{MetSeeds: 3, MissedSeeds: []uint64{2, 5}}, 5, "met on 3 of 5 seeds; not met on seeds 2 and 5"},
+		{VariantObjective{MetSeeds: 2, MissedSeeds: []uint64{1, 2, 5}}, 5, "met on 2 of 5 seeds; not met on seeds 1, 2 and 5"},
+		{VariantObjective{MissedSeeds: []uint64{1, 2, 3, 4, 5}}, 5, "not met on any of 5 seeds"},
+		{VariantObjective{MissedSeeds: []uint64{1}}, 1, "not met"},
+	} {
+		assert.Equal(t, c.want, c.o.Verdict(c.n))
+	}
+}

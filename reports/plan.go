@@ -87,12 +87,54 @@ type PlanKPI struct {
 }
 
 // FrontierPoint is a fleet on the cost-vs-wait frontier: no fleet
-// simulated is both cheaper and quicker.
+// simulated is both cheaper and quicker. The answer is on it too, even
+// where a cheaper fleet is quicker (that one misses another objective).
 type FrontierPoint struct {
 	Fleet       map[string]int `json:"fleet"`
 	CostPerHour float64        `json:"cost_usd_per_hour"`
 	Value       float64        `json:"value"`
 	Met         bool           `json:"met"`
+	Answer      bool           `json:"answer"`
+	// Misses are the objectives the fleet misses, in the plan's order.
+	Misses []FrontierMiss `json:"misses"`
+}
+
+// FrontierMiss is an objective a fleet misses, at the seed where it is
+// furthest from its bound.
+type FrontierMiss struct {
+	Objective   string   `json:"objective"`
+	Value       float64  `json:"value"`  // at the worst seed
+	Seed        uint64   `json:"seed"`   // the worst seed
+	Margin      float64  `json:"margin"` // at the worst seed: how far on the right side of the bound (<= 0)
+	MissedSeeds []uint64 `json:"missed_seeds"`
+	At          string   `json:"at,omitempty"` // a wildcard's worst key
+}
+
+// String says what was missed and by how much, in the objective's units:
+// "utilization.p95_bucket >= 80% missed on seed 2: 76.1%, 3.9 pp short".
+func (m FrontierMiss) String() string {
+	f := strings.Fields(m.Objective)
+	path, upper := f[0], len(f) > 1 && strings.HasPrefix(f[1], "<")
+	where := "on every seed"
+	if len(m.MissedSeeds) > 0 {
+		where = "on " + SeedList(m.MissedSeeds)
+	}
+	value := FormatValue(path, m.Value)
+	if m.At != "" {
+		value += " (" + m.At + ")"
+	}
+	if len(m.MissedSeeds) != 1 {
+		value += fmt.Sprintf(" at worst (seed %d)", m.Seed)
+	}
+	by, side := -m.Margin, "short"
+	if upper {
+		side = "over"
+	}
+	amount := FormatValue(path, by)
+	if UnitOf(path) == UnitFraction {
+		amount = fmt.Sprintf("%.1f pp", 100*by)
+	}
+	return fmt.Sprintf("%s missed %s: %s, %s %s", m.Objective, where, value, amount, side)
 }
 
 // Quarter is one step of a growth plan.
@@ -164,18 +206,31 @@ func (p *Plan) ObjectivesTable() (head []string, rows [][]string) {
 	return head, rows
 }
 
-// FrontierTable lists the frontier, cheapest first.
+// FrontierTable lists the frontier, cheapest first: each fleet with the
+// objectives it misses and by how much.
 func (p *Plan) FrontierTable() (head []string, rows [][]string) {
-	head = []string{"USD per hour", "fleet", p.FrontierKey, "meets all"}
+	head = []string{"USD per hour", "fleet", p.FrontierKey, "objectives"}
 	path := p.FrontierKey
 	for _, f := range p.Frontier {
-		met := "no"
-		if f.Met {
-			met = "yes"
+		verdict := "meets every objective"
+		if !f.Met {
+			var misses []string
+			for _, m := range f.Misses {
+				misses = append(misses, m.String())
+			}
+			verdict = strings.Join(misses, "; ")
 		}
-		rows = append(rows, []string{Thousands(f.CostPerHour, 2), FleetString(f.Fleet, p.Types()), FormatValue(path, f.Value), met})
+		if f.Answer {
+			verdict = "the answer: " + verdict
+		}
+		rows = append(rows, []string{Thousands(f.CostPerHour, 2), FleetString(f.Fleet, p.Types()), FormatValue(path, f.Value), verdict})
 	}
 	return head, rows
+}
+
+// AnswerRow is the frontier's row of the answer; -1 when it has none.
+func (p *Plan) AnswerRow() int {
+	return slices.IndexFunc(p.Frontier, func(f FrontierPoint) bool { return f.Answer })
 }
 
 // QuartersTable is the growth plan, one row per quarter.

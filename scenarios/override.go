@@ -85,7 +85,9 @@ func (s *Scenario) withPolicyFile(file string, data []byte) (*Scenario, error) {
 }
 
 func (s *Scenario) rebuild(raw *fileYAML, at places) (*Scenario, error) {
-	b := &builder{file: s.Path, dir: s.dir, f: raw, at: at, s: &Scenario{Path: s.Path}}
+	// A resized fleet may have dropped a type an objective names: its
+	// summary then lacks the key, which the objective reports as missed.
+	b := &builder{file: s.Path, dir: s.dir, f: raw, at: at, s: &Scenario{Path: s.Path}, formerTypes: s.summaryNames()["{type}"]}
 	return b.build()
 }
 

@@ -43,6 +43,10 @@ type Scenario struct {
 	// Live is the live section; nil when the file has none.
 	Live *Live
 
+	// Warnings are what loads but deserves a word: FILE:LINE: key.path:
+	// message, each once.
+	Warnings []string
+
 	raw *fileYAML
 	at  places
 	dir string
@@ -190,6 +194,9 @@ type builder struct {
 	s    *Scenario
 	// forLive: a file for live serve, where workload and sim may be absent.
 	forLive bool
+	// formerTypes are the instance types of the scenario rebuilt, which
+	// objectives may still name.
+	formerTypes []string
 }
 
 // errAt is an error at a key path, placed where the path is written, or
@@ -217,7 +224,7 @@ func (b *builder) build() (*Scenario, error) {
 	}
 	s.Name, s.Description = f.Name, f.Description
 	s.raw, s.at, s.dir = f, b.at, b.dir
-	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.objectives, b.live}
+	steps := []func() error{b.fleet, b.priorities, b.cohorts, b.teams, b.policy, b.workload, b.sim, b.timeline, b.quotaWarnings, b.objectives, b.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err

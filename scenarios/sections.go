@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -267,6 +269,51 @@ func (b *builder) timeline() error {
 	return nil
 }
 
+// quotaWarnings notes each quota of more accelerators than the fleet has
+// of its type (at the time a timeline change sets it): loadable, since
+// the capacity may change, but the quota can never be used in full.
+func (b *builder) quotaWarnings() error {
+	s := b.s
+	capacity := func(typ string, at float64) (nodes, acc int) {
+		nodes = s.Fleet.Nodes(typ)
+		for _, c := range s.Timeline {
+			if c.NodeType == typ && c.At <= at {
+				nodes += c.NodeDelta
+			}
+		}
+		t, _ := s.Catalog.Lookup(typ)
+		return nodes, max(nodes, 0) * t.Accelerators
+	}
+	check := func(where, who string, q map[string]Quota, at float64) {
+		for _, typ := range slices.Sorted(maps.Keys(q)) {
+			nodes, acc := capacity(typ, at)
+			if q[typ].Accelerators <= float64(acc) {
+				continue
+			}
+			t, _ := s.Catalog.Lookup(typ)
+			noun := "nodes"
+			if nodes == 1 {
+				noun = "node"
+			}
+			w := b.errAt(where+".quota."+typ, "%s's quota of %g %s accelerators is more than the fleet's %d (%d %s of %d): it can never be used in full",
+				who, q[typ].Accelerators, typ, acc, nodes, noun, t.Accelerators)
+			s.Warnings = append(s.Warnings, w.Error())
+		}
+	}
+	for i, t := range b.f.Teams {
+		check(item("teams", t.Name, i), "team "+t.Name, s.Teams[i].Quota, 0)
+	}
+	for i, c := range b.f.Cohorts {
+		check(item("cohorts", c.Name, i), "cohort "+c.Name, s.Cohorts[i].Quota, 0)
+	}
+	for i, c := range s.Timeline {
+		if c.Team != "" {
+			check(fmt.Sprintf("timeline[%d]", i), "team "+c.Team, c.Quota, c.At)
+		}
+	}
+	return nil
+}
+
 // Objective is a condition on a run summary key: PATH OP VALUE.
 type Objective struct {
 	Text  string
@@ -308,6 +355,17 @@ func ParseObjective(text string) (Objective, error) {
 	return o, nil
 }
 
+// CheckObjective says whether an objective's path names a number of the
+// scenario's run summary (CheckSummaryPath).
+func (s *Scenario) CheckObjective(o Objective) error { return s.checkObjective(o, nil) }
+
+func (s *Scenario) checkObjective(o Objective, types []string) error {
+	if err := s.checkSummaryPath(o.Path, types); err != nil {
+		return fmt.Errorf("objective %q: %w", o.Text, err)
+	}
+	return nil
+}
+
 // Holds says whether a measured value meets the objective.
 func (o Objective) Holds(v float64) bool {
 	switch o.Op {
@@ -325,6 +383,9 @@ func (b *builder) objectives() error {
 	for i, oy := range b.f.Objectives {
 		where := "objectives" + index(i)
 		o, err := ParseObjective(oy.Text)
+		if err == nil {
+			err = b.s.checkObjective(o, b.formerTypes)
+		}
 		if err != nil {
 			return b.wrapAt(where, err, "%v", err)
 		}

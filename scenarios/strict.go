@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -322,3 +324,43 @@ func orRoot(p string) string {
 }
 
 func reflectType[T any]() reflect.Type { return reflect.TypeOf((*T)(nil)).Elem() }
+
+// Keys lists every key path a scenario file (or a policy file, whose keys
+// are among them) may hold, with list items and map keys left out:
+// "policy.placement_timeout", "teams.quota.*.vcpus". The documents are
+// checked against it.
+func Keys() []string { return keyPaths(reflectType[fileYAML](), "") }
+
+// SnapshotKeys is Keys for a snapshot file (allot cycle).
+func SnapshotKeys() []string { return keyPaths(reflectType[snapshotYAML](), "") }
+
+func keyPaths(t reflect.Type, path string) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	pt := reflect.PointerTo(t)
+	switch {
+	case pt.Implements(unionType): // its mapping form, if it has one
+		st, _ := reflect.New(t).Interface().(union).shape(&yaml.Node{Kind: yaml.MappingNode})
+		if st == nil {
+			return nil
+		}
+		return keyPaths(st, path)
+	case pt.Implements(selfCheckedType):
+		return nil
+	}
+	var out []string
+	switch t.Kind() {
+	case reflect.Struct:
+		fields := yamlFields(t)
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			kp := join(path, k)
+			out = append(append(out, kp), keyPaths(fields[k], kp)...)
+		}
+	case reflect.Map:
+		out = keyPaths(t.Elem(), join(path, "*"))
+	case reflect.Slice:
+		out = keyPaths(t.Elem(), path)
+	}
+	return out
+}

@@ -63,6 +63,7 @@ writes exactly what one machine would have.`,
 			if err != nil {
 				return err
 			}
+			warnScenarios(cmd.ErrOrStderr(), scens...)
 			for i := range scens {
 				if scens[i], err = asEngine(cmd, scens[i], engine); err != nil {
 					return err
@@ -102,7 +103,7 @@ writes exactly what one machine would have.`,
 			if err != nil {
 				return err
 			}
-			return showComparison(cmd.OutOrStdout(), c, outDir, asJSON)
+			return showComparison(cmd.OutOrStdout(), cmd.ErrOrStderr(), c, outDir, asJSON)
 		},
 	}
 	cmd.Flags().StringArrayVar(&policies, "policy", nil, "policy kind or policy file; repeat to compare several")
@@ -199,11 +200,15 @@ func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error
 	return reports.Contribution(seed, col.Data()), nil
 }
 
-// showComparison prints a comparison (table or JSON) and writes its files.
-func showComparison(w io.Writer, c *reports.Comparison, outDir string, asJSON bool) error {
+// showComparison prints a comparison (table or JSON) and writes its
+// files, saying on errW which (as sim --out does).
+func showComparison(w, errW io.Writer, c *reports.Comparison, outDir string, asJSON bool) error {
 	if outDir != "" {
 		if err := reports.WriteComparison(outDir, c); err != nil {
 			return err
+		}
+		if !asJSON {
+			fmt.Fprintf(errW, "wrote %s{%s,%s,%s,%s/}\n", dirPrefix(outDir), reports.ComparisonFile, reports.ReportMDFile, reports.ReportHTMLFile, reports.ChartDir)
 		}
 	}
 	if asJSON {
@@ -217,7 +222,7 @@ func showComparison(w io.Writer, c *reports.Comparison, outDir string, asJSON bo
 	if len(c.Variants) > 0 {
 		seeds = len(c.Variants[0].Seeds)
 	}
-	fmt.Fprintf(w, "\n%d seeds per variant; ± is the 95%% confidence interval; differences are paired by seed; pp = percentage points.\n", seeds)
+	fmt.Fprintf(w, "\n%d seeds per variant; ± is the 95%% confidence interval (lo .. hi where a bound such as 0 s or 100%% cuts it); differences are paired by seed; pp = percentage points.\n", seeds)
 	if head, rows := c.ObjectivesTable(); len(rows) > 0 {
 		fmt.Fprintln(w)
 		writeTable(w, head, rows)

@@ -16,7 +16,6 @@ import (
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim/planner"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // fleetPlanner runs `allot plan`: it owns the scenario, the objectives and
@@ -132,8 +131,8 @@ func steer(o scenarios.Objective) string {
 // objectives, each --objective not among them already, and, unless
 // anyStarved, "jobs.unstarted_share <= 1%" so that no answer is bought by
 // starving work.
-func searchObjectives(own []scenarios.Objective, texts []string, anyStarved bool) ([]scenarios.Objective, error) {
-	objs := slices.Clone(own)
+func searchObjectives(s *scenarios.Scenario, texts []string, anyStarved bool) ([]scenarios.Objective, error) {
+	objs := slices.Clone(s.Objectives)
 	same := func(a, b string) bool {
 		return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
 	}
@@ -142,6 +141,9 @@ func searchObjectives(own []scenarios.Objective, texts []string, anyStarved bool
 			continue // the scenario has it already
 		}
 		o, err := scenarios.ParseObjective(text)
+		if err == nil {
+			err = s.CheckObjective(o)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--objective: %w", err)
 		}
@@ -215,7 +217,7 @@ func newFleetPlanner(path string, f *planFlags) (*fleetPlanner, error) {
 
 func (pl *fleetPlanner) readObjectives(f *planFlags) error {
 	var err error
-	if pl.objs, err = searchObjectives(pl.base.Objectives, f.objectives, f.anyStarved); err != nil {
+	if pl.objs, err = searchObjectives(pl.base, f.objectives, f.anyStarved); err != nil {
 		return err
 	}
 	if len(pl.objs) == 0 {
@@ -530,25 +532,41 @@ func (pl *fleetPlanner) search(scen *scenarios.Scenario, sp planner.Space) (*pla
 		return nil, nil, err
 	}
 	// The fleets one step cheaper than the answer check the monotonicity
-	// the search assumed: one meeting every objective becomes the answer.
-	if best, ok := s.Best(); ok {
+	// the search assumed: one meeting every objective becomes the answer,
+	// and the fleets one step cheaper than it are checked in turn.
+	first, ok := s.Best()
+	for best := first; ok; {
 		var check []planner.Point
 		for _, q := range sp.Neighbours(best) {
 			if _, done := known[pointKey(q)]; !done {
 				check = append(check, q)
 			}
 		}
-		if len(check) > 0 {
-			vs, err := eval(check)
-			if err != nil {
-				return nil, nil, err
-			}
-			s.Record(check, vs)
-			if nb, _ := s.Best(); !slices.Equal(nb, best) {
-				pl.warnings = append(pl.warnings, fmt.Sprintf("%s is one step cheaper than the search's answer and meets every objective too: the runs are not monotone at these seeds (more --seeds would settle it)",
-					reports.FleetString(pl.fleetOf(nb), pl.types())))
-			}
+		if len(check) == 0 {
+			break
 		}
+		vs, err := eval(check)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.Record(check, vs)
+		nb, _ := s.Best()
+		if slices.Equal(nb, best) {
+			break
+		}
+		best = nb
+	}
+	if last, _ := s.Best(); ok && !slices.Equal(last, first) {
+		steps := 0
+		for i, d := range sp.Dims {
+			steps += abs(first[i]-last[i]) / d.Step
+		}
+		cheaper := "one step cheaper"
+		if steps > 1 {
+			cheaper = fmt.Sprintf("%d steps cheaper", steps)
+		}
+		pl.warnings = append(pl.warnings, fmt.Sprintf("the search settled on %s; %s, %s, meets every objective too and is the answer: at these seeds more nodes did not always help, as the search assumes (more --seeds would settle it)",
+			reports.FleetString(pl.fleetOf(first), pl.types()), reports.FleetString(pl.fleetOf(last), pl.types()), cheaper))
 	}
 	return s, known, nil
 }
@@ -595,7 +613,8 @@ func (pl *fleetPlanner) report(sp planner.Space, s *planner.Search, known map[st
 			}
 		}
 	}
-	p.Frontier = pl.frontierOf(s.Simulated(), known)
+	best, _ := s.Best()
+	p.Frontier = pl.frontierOf(s.Simulated(), known, best)
 	return p
 }
 
@@ -607,49 +626,57 @@ func (pl *fleetPlanner) describe(p *reports.Plan, r *fleetRun) {
 	p.Objectives = nil
 	for i, o := range pl.objs {
 		po := reports.PlanObjective{Objective: o.Text, Target: o.Value, Met: !slices.Contains(r.met[i], false), Steers: pl.steers[i]}
-		mean, ci := meanCI95(r.value[i])
-		po.Value, po.CI95 = mean, ci
-		margins := make([]float64, len(r.value[i]))
-		worst := 0
-		for k, v := range r.value[i] {
-			margins[k] = v - o.Value
-			if o.Op == "<=" || o.Op == "<" {
-				margins[k] = o.Value - v
+		po.Value, po.CI95 = reports.MeanCI95(reports.BoundsOf(o.Path), r.value[i])
+		// The margin is the value seen from the bound: its interval is the
+		// value's, so it respects the same bounds.
+		upper := o.Op == "<=" || o.Op == "<"
+		margin := func(v float64) float64 {
+			if upper {
+				return o.Value - v
 			}
-			if margins[k] < margins[worst] {
-				worst = k
+			return v - o.Value
+		}
+		po.Margin = margin(po.Value)
+		if ci := po.CI95; ci != nil {
+			po.MarginCI95 = &[2]float64{margin(ci[0]), margin(ci[1])}
+			if upper {
+				po.MarginCI95[0], po.MarginCI95[1] = po.MarginCI95[1], po.MarginCI95[0]
 			}
 		}
-		po.Margin, po.MarginCI95 = meanCI95(margins)
-		if strings.Contains(o.Path, "*") {
+		if worst := r.worstSeed(i, o); strings.Contains(o.Path, "*") {
 			po.At = r.at[i][worst]
 		}
 		p.Objectives = append(p.Objectives, po)
 	}
 	p.KPIs = nil
 	for _, k := range planKPIs {
-		mean, _ := meanCI95(r.kpis[k])
-		p.KPIs = append(p.KPIs, reports.PlanKPI{Key: k, Value: mean})
+		p.KPIs = append(p.KPIs, reports.PlanKPI{Key: k, Value: mean(r.kpis[k])})
 	}
 }
 
-// meanCI95 is a mean with its Student-t 95% interval (nil for one value).
-func meanCI95(xs []float64) (float64, *[2]float64) {
-	m, sd := stat.MeanStdDev(xs, nil)
-	if len(xs) < 2 {
-		return m, nil
+// worstSeed is the seed (as an index) on which objective i is furthest on
+// the wrong side of its bound; ties go to the first.
+func (r *fleetRun) worstSeed(i int, o scenarios.Objective) int {
+	upper := o.Op == "<=" || o.Op == "<"
+	worst := 0
+	for k, v := range r.value[i] {
+		if (upper && v > r.value[i][worst]) || (!upper && v < r.value[i][worst]) {
+			worst = k
+		}
 	}
-	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(len(xs)))
-	return m, &[2]float64{m - h, m + h}
+	return worst
 }
 
 // frontierOf keeps the fleets simulated that no other is both cheaper
 // than and better on the frontier objective (mean over seeds), cheapest
-// first.
-func (pl *fleetPlanner) frontierOf(ps []planner.Point, known map[string]*fleetRun) []reports.FrontierPoint {
+// first, and the answer (nil: none) wherever it falls. Fleets that were
+// not simulated (a class could not run on them) have no figures to show.
+func (pl *fleetPlanner) frontierOf(ps []planner.Point, known map[string]*fleetRun, answer planner.Point) []reports.FrontierPoint {
 	runs := make([]*fleetRun, 0, len(ps))
 	for _, p := range ps {
-		runs = append(runs, known[pointKey(p)])
+		if r := known[pointKey(p)]; r.note == "" {
+			runs = append(runs, r)
+		}
 	}
 	sort.SliceStable(runs, func(i, j int) bool {
 		if runs[i].cost != runs[j].cost {
@@ -661,11 +688,40 @@ func (pl *fleetPlanner) frontierOf(ps []planner.Point, known map[string]*fleetRu
 	bestSoFar := 0.0
 	for _, r := range runs {
 		v := mean(r.frontier)
-		if len(out) > 0 && v >= bestSoFar {
+		isAnswer := answer != nil && slices.Equal(r.point, answer)
+		if !isAnswer && len(out) > 0 && v >= bestSoFar {
 			continue
 		}
-		bestSoFar = v
-		out = append(out, reports.FrontierPoint{Fleet: pl.fleetOf(r.point), CostPerHour: r.cost, Value: v, Met: r.unmet() == 0})
+		if len(out) == 0 || v < bestSoFar {
+			bestSoFar = v
+		}
+		out = append(out, reports.FrontierPoint{Fleet: pl.fleetOf(r.point), CostPerHour: r.cost, Value: v, Met: r.unmet() == 0,
+			Answer: isAnswer, Misses: pl.misses(r)})
+	}
+	return out
+}
+
+// misses lists the objectives a fleet misses, each at its worst seed.
+func (pl *fleetPlanner) misses(r *fleetRun) []reports.FrontierMiss {
+	out := []reports.FrontierMiss{}
+	for i, o := range pl.objs {
+		if !slices.Contains(r.met[i], false) {
+			continue
+		}
+		k := r.worstSeed(i, o)
+		m := reports.FrontierMiss{Objective: o.Text, Value: r.value[i][k], Seed: pl.seeds[k], Margin: r.value[i][k] - o.Value, MissedSeeds: []uint64{}}
+		if o.Op == "<=" || o.Op == "<" {
+			m.Margin = -m.Margin
+		}
+		if strings.Contains(o.Path, "*") {
+			m.At = r.at[i][k]
+		}
+		for k, met := range r.met[i] {
+			if !met {
+				m.MissedSeeds = append(m.MissedSeeds, pl.seeds[k])
+			}
+		}
+		out = append(out, m)
 	}
 	return out
 }
@@ -722,7 +778,7 @@ func (pl *fleetPlanner) growthPlan() (*reports.Plan, error) {
 		if p == nil {
 			p = &reports.Plan{Found: true}
 			pl.describe(p, runs[0])
-			p.Frontier = pl.frontierOf([]planner.Point{held}, known)
+			p.Frontier = pl.frontierOf([]planner.Point{held}, known, held)
 		}
 		out.Found, out.Fleet, out.CostPerHour, out.Objectives, out.KPIs, out.Frontier = qr.Found, qr.Fleet, qr.CostPerHour, p.Objectives, p.KPIs, p.Frontier
 		out.GridPoints += sp.GridPoints()

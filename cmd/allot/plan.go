@@ -102,6 +102,7 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	if err != nil {
 		return err
 	}
+	warnScenarios(cmd.ErrOrStderr(), pl.base)
 	policyFile := ""
 	if f.policy != "" && !slices.Contains(scenarios.Kinds, f.policy) {
 		policyFile = f.policy
@@ -128,6 +129,9 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	if f.outDir != "" {
 		if err := reports.WritePlan(f.outDir, p); err != nil {
 			return err
+		}
+		if !f.asJSON {
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s/}\n", dirPrefix(f.outDir), reports.PlanFile, reports.ReportMDFile, reports.ReportHTMLFile, reports.ChartDir)
 		}
 	}
 	if f.asJSON {
@@ -248,8 +252,8 @@ func printPlan(w io.Writer, p *reports.Plan) {
 	fmt.Fprintf(w, "\ncost against %s (frontier of the fleets simulated):\n", p.FrontierKey)
 	head, rows = p.FrontierTable()
 	if len(rows) > frontierRows {
-		fmt.Fprintf(w, "(%d of %d fleets on it, evenly spaced; --json and --out have every one)\n", frontierRows, len(rows))
-		rows = evenly(rows, frontierRows)
+		fmt.Fprintf(w, "(%d of %d fleets on it, evenly spaced, and the answer; --json and --out have every one)\n", frontierRows, len(rows))
+		rows = evenly(rows, frontierRows, p.AnswerRow())
 	}
 	writeTable(w, head, rows)
 	pct := 100 * float64(p.Fleets) / float64(max(p.GridPoints, 1))
@@ -263,11 +267,27 @@ func printPlan(w io.Writer, p *reports.Plan) {
 // frontierRows is how much of the frontier the text output shows.
 const frontierRows = 12
 
-// evenly keeps n rows spread evenly, the first and the last among them.
-func evenly(rows [][]string, n int) [][]string {
-	out := make([][]string, 0, n)
+// evenly keeps n rows spread evenly, the first and the last among them,
+// and row keep (-1: none) in place of the kept row nearest to it.
+func evenly(rows [][]string, n, keep int) [][]string {
+	at := make([]int, n)
 	for i := range n {
-		out = append(out, rows[i*(len(rows)-1)/(n-1)])
+		at[i] = i * (len(rows) - 1) / (n - 1)
+	}
+	if keep >= 0 && !slices.Contains(at, keep) {
+		near := 0
+		for i := range at {
+			if abs(at[i]-keep) < abs(at[near]-keep) {
+				near = i
+			}
+		}
+		at[near] = keep
+	}
+	out := make([][]string, 0, n)
+	for _, i := range at {
+		out = append(out, rows[i])
 	}
 	return out
 }
+
+func abs(x int) int { return max(x, -x) }

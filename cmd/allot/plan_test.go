@@ -185,3 +185,102 @@ func TestPlanPricesSpotNodesAndModelsTheirInterruptions(t *testing.T) {
 	r := simulateScenario(t, sc, 1, false)
 	require.Positive(t, r.sum.NodeFailures, "spot nodes are interrupted")
 }
+
+// The answer (3 big + 4 small) is not the quickest of the fleets at most
+// its cost: 0 big + 10 small and 1 big + 8 small are quicker on average,
+// yet miss the wait on seed 2. The frontier holds the answer, marked, and
+// says of every other fleet what it misses, on which seeds and by how
+// much.
+func TestPlanFrontierHoldsTheAnswerAndWhatEachOtherFleetMisses(t *testing.T) {
+	pl := smallPlanner(t)
+	p, err := pl.plan(pl.base, pl.space(nil))
+	require.NoError(t, err)
+	require.Equal(t, 4, p.AnswerRow())
+	a := p.Frontier[4]
+	require.True(t, a.Answer)
+	require.Equal(t, map[string]int{"big": 3, "small": 4}, a.Fleet)
+	require.Empty(t, a.Misses)
+	m := p.Frontier[2].Misses
+	require.Len(t, m, 1)
+	require.Equal(t, "wait_all_s.p95 <= 2h", m[0].Objective)
+	require.Equal(t, uint64(2), m[0].Seed)
+	require.Equal(t, []uint64{2}, m[0].MissedSeeds)
+	require.InDelta(t, 7314.08, m[0].Value, 0.005)
+	require.InDelta(t, -114.08, m[0].Margin, 0.005)
+
+	_, rows := p.FrontierTable()
+	var got []string
+	for _, r := range rows {
+		got = append(got, r[0]+" | "+r[1]+" | "+r[2]+" | "+r[3])
+	}
+	require.Equal(t, []string{
+		"38.00 | 2 big + 4 small | 7.3 h | wait_all_s.p95 <= 2h missed on seeds 1 and 2: 9.9 h at worst (seed 2), 7.9 h over",
+		"43.50 | 3 big + 3 small | 3.7 h | wait_all_s.p95 <= 2h missed on seeds 1 and 2: 4.7 h at worst (seed 2), 2.7 h over",
+		"45.00 | 0 big + 10 small | 1.6 h | wait_all_s.p95 <= 2h missed on seed 2: 2 h, 114.1 s over",
+		"46.00 | 1 big + 8 small | 1.5 h | wait_all_s.p95 <= 2h missed on seed 2: 2.1 h, 8.8 min over",
+		"48.00 | 3 big + 4 small | 1.7 h | the answer: meets every objective",
+		"50.50 | 1 big + 9 small | 32.8 min | meets every objective",
+		"55.00 | 1 big + 10 small | 10.3 min | meets every objective",
+		"85.00 | 4 big + 10 small | 0 s | utilization.mean >= 40% missed on seeds 1 and 2: 28.3% at worst (seed 1), 11.7 pp short",
+	}, got)
+}
+
+// On two seeds the answer's p95 waits (5,957 s on average) have a
+// Student-t interval of -1,459 s .. 13,373 s: the plan's stops at 0 s,
+// and the margin's, the same interval seen from the 2 h bound, at 2 h.
+func TestPlanIntervalsStayWithinTheirQuantitysBounds(t *testing.T) {
+	pl := smallPlanner(t)
+	p, err := pl.plan(pl.base, pl.space(nil))
+	require.NoError(t, err)
+	w := p.Objectives[0]
+	require.Equal(t, "wait_all_s.p95 <= 2h", w.Objective)
+	require.InDelta(t, 5957.07, w.Value, 0.005)
+	require.Equal(t, 0.0, w.CI95[0])
+	require.InDelta(t, 13372.96, w.CI95[1], 0.005)
+	require.InDelta(t, 7200-13372.96, w.MarginCI95[0], 0.005)
+	require.Equal(t, 7200.0, w.MarginCI95[1])
+	for _, o := range p.Objectives {
+		b := reports.BoundsOf(strings.Fields(o.Objective)[0])
+		require.GreaterOrEqual(t, o.CI95[0], b.Lo, o.Objective)
+		require.LessOrEqual(t, o.CI95[1], b.Hi, o.Objective)
+	}
+	_, rows := p.ObjectivesTable()
+	require.Equal(t, "0 s .. 3.7 h", rows[0][2])
+}
+
+// The README's example (scenarios/amazon-search.yaml, both types varied
+// from 0, 3 seeds): its frontier holds the answer and, for every other
+// fleet on it, the objective it misses and its value.
+func TestPlanOnTheReadmeExampleSaysWhatEachFrontierFleetMisses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("76 fleets on 3 seeds: about 20 s on two cores")
+	}
+	dir := t.TempDir()
+	code, out, errOut := cli("plan", "../../scenarios/amazon-search.yaml", "--vary", "p5.48xlarge=0..120", "--vary", "p4d.24xlarge=0..300", "--out", dir)
+	require.Equal(t, 0, code, errOut)
+	var p reports.Plan
+	require.NoError(t, json.Unmarshal([]byte(mustRead(t, filepath.Join(dir, reports.PlanFile))), &p))
+	require.Equal(t, map[string]int{"p5.48xlarge": 1, "p4d.24xlarge": 204}, p.Fleet)
+	answers := 0
+	for _, f := range p.Frontier {
+		if f.Answer {
+			answers++
+			require.Equal(t, p.Fleet, f.Fleet)
+		}
+		require.Equal(t, f.Met, len(f.Misses) == 0, "%v", f.Fleet)
+		for _, m := range f.Misses {
+			require.Contains(t, m.MissedSeeds, m.Seed)
+			require.Less(t, m.Margin, 0.0)
+		}
+	}
+	require.Equal(t, 1, answers)
+	for _, want := range []string{
+		"4,479.36       0 p5.48xlarge + 204 p4d.24xlarge                                         30 s                                                 utilization.p95_bucket >= 80% missed on seed 3: 76.8%, 3.2 pp short",
+		"4,534.40       1 p5.48xlarge + 204 p4d.24xlarge                                        2.9 h                                                                                   the answer: meets every objective",
+		"by_priority_class.production.wait_all_s.p95 <= 6h  2.9 h    0 s .. 8.8 h   3.1 h (-2.8 h .. 6 h)",
+		"warning: the search settled on 2 p5.48xlarge + 204 p4d.24xlarge; 1 p5.48xlarge + 204 p4d.24xlarge, one step cheaper, meets every objective too and is the answer",
+	} {
+		require.Contains(t, out, want)
+	}
+	require.Equal(t, "wrote "+dir+"/{plan.json,report.md,report.html,charts/}\n", errOut)
+}

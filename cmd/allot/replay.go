@@ -58,6 +58,7 @@ when they disagree.`,
 			if err != nil {
 				return err
 			}
+			warnScenarios(cmd.ErrOrStderr(), s)
 			jobs, err := replayJobs(s)
 			if err != nil {
 				return badInput(err)

@@ -49,6 +49,7 @@ quota) or a policy file; --out writes the run's files.`,
 			if err != nil {
 				return err
 			}
+			warnScenarios(cmd.ErrOrStderr(), s)
 			if s, err = asEngine(cmd, s, engine); err != nil {
 				return err
 			}
@@ -181,7 +182,7 @@ func printSummary(w io.Writer, s *reports.Summary) {
 	tw.Flush()
 	fmt.Fprintln(w)
 
-	head := []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed", "lent", "mean wait", "p95 wait", "never started", "preempted"}
+	head := []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed (accelerators, mean)", "lent (accelerators, mean)", "mean wait", "p95 wait", "never started", "preempted"}
 	var rows [][]string
 	for _, name := range slices.Sorted(maps.Keys(s.ByTeam)) {
 		t := s.ByTeam[name]

@@ -60,7 +60,7 @@ last digit as one machine's.`,
 			if err != nil {
 				return badInput(err)
 			}
-			return showComparison(cmd.OutOrStdout(), c, outDir, asJSON)
+			return showComparison(cmd.OutOrStdout(), cmd.ErrOrStderr(), c, outDir, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for comparison.json and the report")

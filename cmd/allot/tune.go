@@ -241,6 +241,13 @@ func newTuner(path string, f *tuneFlags) (*tuner, error) {
 		return nil, err
 	}
 	t.base = base
+	if err := base.CheckSummaryPath(t.key); err != nil {
+		flag := "--maximize"
+		if t.sign < 0 {
+			flag = "--minimize"
+		}
+		return nil, badInput(fmt.Errorf("%s: %w", flag, err))
+	}
 	t.srcName = path
 	if f.policy != "" {
 		if slices.Contains(scenarios.Kinds, f.policy) {
@@ -261,7 +268,7 @@ func newTuner(path string, f *tuneFlags) (*tuner, error) {
 		}
 		t.params = append(t.params, p)
 	}
-	if t.objs, err = searchObjectives(base.Objectives, f.objectives, f.anyStarved); err != nil {
+	if t.objs, err = searchObjectives(base, f.objectives, f.anyStarved); err != nil {
 		return nil, badInput(err)
 	}
 	// Every level of every setting must make a valid policy: try each
@@ -422,6 +429,7 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	if err != nil {
 		return err
 	}
+	warnScenarios(cmd.ErrOrStderr(), t.base)
 	digest, err := searchDigest(path, t.srcName, t.base.TracePath)
 	if err != nil {
 		return err
@@ -481,11 +489,11 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	}
 	res.Found, res.Settings = found, t.settings(tu.Settings(best))
 	res.Candidates, res.Rounds = len(tu.Simulated()), tu.Rounds()
-	res.Shipped, res.Tuned = figure(both[0].value), figure(both[1].value)
+	res.Shipped, res.Tuned = figure(t.key, both[0].value), figure(t.key, both[1].value)
 	for i, o := range t.objs {
 		res.Constraints = append(res.Constraints, TuneConstraint{Objective: o.Text,
-			Shipped: figure(both[0].vals[i]), ShippedMet: !slices.Contains(both[0].met[i], false),
-			Tuned: figure(both[1].vals[i]), TunedMet: !slices.Contains(both[1].met[i], false)})
+			Shipped: figure(o.Path, both[0].vals[i]), ShippedMet: !slices.Contains(both[0].met[i], false),
+			Tuned: figure(o.Path, both[1].vals[i]), TunedMet: !slices.Contains(both[1].met[i], false)})
 	}
 	res.Simulations = t.sims
 	if found && f.output != "" {
@@ -529,8 +537,10 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	return nil
 }
 
-func figure(xs []float64) TuneFigure {
-	m, ci := meanCI95(xs)
+// figure is the mean of a summary key over seeds with its 95% interval,
+// within the key's bounds.
+func figure(path string, xs []float64) TuneFigure {
+	m, ci := reports.MeanCI95(reports.BoundsOf(path), xs)
 	return TuneFigure{Value: m, CI95: ci}
 }
 

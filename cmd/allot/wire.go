@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -88,6 +89,20 @@ func loadScenario(path, policy string) (*scenarios.Scenario, error) {
 		}
 	}
 	return s, nil
+}
+
+// warnScenarios prints what loaded scenarios warn of on w (standard
+// error), each warning once however many variants share it.
+func warnScenarios(w io.Writer, scens ...*scenarios.Scenario) {
+	seen := map[string]bool{}
+	for _, s := range scens {
+		for _, m := range s.Warnings {
+			if !seen[m] {
+				seen[m] = true
+				fmt.Fprintln(w, "warning: "+m)
+			}
+		}
+	}
 }
 
 // checkObjectives evaluates a scenario's objectives against a summary and

@@ -73,7 +73,28 @@ func fillRatio(q Quota, t *hardware.InstanceType) Quota {
 }
 
 // Build turns the scenario into the core's model.
-func (s *Scenario) Build() *Built {
+func (s *Scenario) Build() *Built { return s.build(false) }
+
+// BuildCoveringCPUAndMemory is Build with vCPUs and memory modelled even
+// where no quota names them: each quota's share of a type's vCPUs and
+// memory follows its share of the accelerators (the ratio rule). An export
+// uses it, since a real Job requests both (NodeResources says where the
+// catalog lacks the figures).
+func (s *Scenario) BuildCoveringCPUAndMemory() *Built { return s.build(true) }
+
+// NodeResourcesUnknown lists the fleet's instance types whose vCPUs or
+// memory the catalog does not give.
+func (s *Scenario) NodeResourcesUnknown() []string {
+	var out []string
+	for _, t := range s.flavorTypes() {
+		if t.VCPUs <= 0 || t.MemoryGiB <= 0 {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+func (s *Scenario) build(cover bool) *Built {
 	types := s.flavorTypes()
 	m := &policies.Model{Kind: policies.Kind(s.Policy.Kind), NodesModelled: true}
 	out := &Built{Model: m, Flavors: types, PoolCohort: -1}
@@ -88,7 +109,7 @@ func (s *Scenario) Build() *Built {
 	}
 	cpuOn, memOn := s.quotaResources()
 	// The ratio rule fills one from the other: model both or neither.
-	cpuOn = cpuOn || memOn
+	cpuOn = cpuOn || memOn || cover
 	memOn = cpuOn
 	cpuR, memR := -1, -1
 	if cpuOn {

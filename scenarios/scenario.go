@@ -129,7 +129,9 @@ type Policy struct {
 	Preemption       PreemptionModel
 	// PlacementTimeout (s): on Kubernetes, a job admitted but not running
 	// by then is suspended and requeued (Kueue's waitForPodsReady).
-	PlacementTimeout float64
+	// PlacementTimeoutSet says the file set it (else it is the default).
+	PlacementTimeout    float64
+	PlacementTimeoutSet bool
 }
 
 // PreemptionModel is what stopping a job costs.
@@ -619,7 +621,7 @@ func (b *builder) policy() error {
 		if pt.Seconds <= 0 {
 			return b.errAt("policy.placement_timeout", "must be positive, got %gs", pt.Seconds)
 		}
-		pol.PlacementTimeout = pt.Seconds
+		pol.PlacementTimeout, pol.PlacementTimeoutSet = pt.Seconds, true
 	}
 	b.s.Policy = pol
 	return nil

@@ -62,7 +62,9 @@ holds the warnings, one line per kind with the teams it concerns.`,
 	}
 	var outDir, clusterARN string
 	var bt export.BatchTarget
+	var kopt export.KueueOptions
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the files (kueue: objects.yaml, kueue-config.yaml; hyperpod: scheduler-config.json, compute-quota-TEAM.json; aws-batch: scheduling-policy.json, job-queue.json, quota-share-TEAM.json; each with warnings.txt)")
+	cmd.Flags().BoolVar(&kopt.AcceleratorsOnly, "accelerators-only", false, "kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (kueue-config.yaml's resources.excludeResourcePrefixes)")
 	cmd.Flags().StringVar(&clusterARN, "cluster-arn", "", "hyperpod: the ARN of the HyperPod cluster")
 	cmd.Flags().StringVar(&bt.Region, "region", "", "aws-batch: the region, for the scheduling policy's ARN")
 	cmd.Flags().StringVar(&bt.Account, "account-id", "", "aws-batch: the account, for the scheduling policy's ARN")
@@ -87,7 +89,7 @@ holds the warnings, one line per kind with the teams it concerns.`,
 		case "aws-batch":
 			return exportBatch(cmd, s, args[1], bt, outDir)
 		}
-		k, err := export.ToKueue(s)
+		k, err := export.ToKueue(s, kopt)
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", args[1], err))
 		}

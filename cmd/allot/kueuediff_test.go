@@ -283,7 +283,7 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := export.ToKueue(s)
+	k, err := export.ToKueue(s, export.KueueOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

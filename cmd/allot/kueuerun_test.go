@@ -111,10 +111,13 @@ func kueueRuntimeConfig(k *export.Kueue, certDir, probeAddr string, webhookPort 
 	if err != nil {
 		return nil, err
 	}
+	// kueue-config.yaml is a fragment to merge: merged here into the
+	// manager's own settings, as a user would.
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
+	m["apiVersion"], m["kind"] = "config.kueue.x-k8s.io/v1beta2", "Configuration"
 	m["namespace"] = "kueue-system"
 	m["leaderElection"] = map[string]any{"leaderElect": false}
 	m["internalCertManagement"] = map[string]any{"enable": false}

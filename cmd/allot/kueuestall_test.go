@@ -152,7 +152,7 @@ func TestAKueueThatLeavesAFittingJobPendingIsFoundStalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := export.ToKueue(s)
+	k, err := export.ToKueue(s, export.KueueOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

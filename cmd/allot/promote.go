@@ -27,6 +27,7 @@ func newPromoteCmd() *cobra.Command {
 		kt     kubeTarget
 		outDir string
 		apply  bool
+		kopt   export.KueueOptions
 		et     struct {
 			clusterARN string
 			batch      export.BatchTarget
@@ -81,6 +82,9 @@ real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 						args = append(args, "--"+flag, v)
 					}
 				}
+				if kopt.AcceleratorsOnly {
+					args = append(args, "--accelerators-only")
+				}
 				if code := run(args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 					return &exitCode{code}
 				}
@@ -95,7 +99,7 @@ real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 				if err != nil {
 					return badInput(err)
 				}
-				k, err := export.ToKueue(s)
+				k, err := export.ToKueue(s, kopt)
 				if err != nil {
 					return badInput(err)
 				}
@@ -143,6 +147,7 @@ real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 	cmd.Flags().StringVar(&to, "to", "", "where to: live, kueue, hyperpod or aws-batch")
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "with --to kueue, hyperpod or aws-batch: the directory the export goes to")
 	cmd.Flags().BoolVar(&apply, "apply", false, "with --to kueue: server-side apply the objects to the cluster of the kubeconfig (a dry run and its changes first; with --dry-run, only that)")
+	cmd.Flags().BoolVar(&kopt.AcceleratorsOnly, "accelerators-only", false, "with --to kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (as allot export kueue --accelerators-only)")
 	cmd.Flags().StringVar(&et.clusterARN, "cluster-arn", "", "with --to hyperpod: the HyperPod cluster's ARN")
 	cmd.Flags().StringVar(&et.batch.Region, "region", "", "with --to aws-batch: the region")
 	cmd.Flags().StringVar(&et.batch.Account, "account-id", "", "with --to aws-batch: the account")

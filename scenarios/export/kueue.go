@@ -39,15 +39,45 @@ type Kueue struct {
 	LocalQueues     []*kueue.LocalQueue
 	Config          *config.Configuration
 	// Warnings name each setting Kueue cannot express and what allot does
-	// that the exported objects will not.
+	// that the exported objects will not, one line per kind.
 	Warnings []string
+	warns    warnings
+	// source is the file exported, named in kueue-config.yaml's header.
+	source string
 }
 
+// KueueOptions are the choices of an export to Kueue.
+type KueueOptions struct {
+	// AcceleratorsOnly leaves cpu and memory out of the ClusterQueues and
+	// has Kueue ignore them (resources.excludeResourcePrefixes) instead
+	// of covering them in the accelerators' share.
+	AcceleratorsOnly bool
+}
+
+// NodeResources are the resources of a Job's pods besides accelerators.
+// Kueue leaves a workload that requests a resource its ClusterQueue does
+// not cover inadmissible, unless its configuration excludes the resource:
+// an export covers or excludes each of them, never neither.
+var NodeResources = []string{string(corev1.ResourceCPU), string(corev1.ResourceMemory), string(corev1.ResourceEphemeralStorage)}
+
 // ToKueue maps a scenario's (or policy file's) policy onto Kueue objects.
-func ToKueue(s *scenarios.Scenario) (*Kueue, error) {
-	built := s.Build()
+// By default each ClusterQueue covers cpu and memory as well as the
+// accelerators, a quota's share of a type's vCPUs and memory following
+// its share of the accelerators; that needs each instance type's vCPUs
+// and memory, and fails naming the types the catalog lacks them for.
+func ToKueue(s *scenarios.Scenario, opt KueueOptions) (*Kueue, error) {
+	var built *scenarios.Built
+	if opt.AcceleratorsOnly {
+		built = s.Build()
+	} else {
+		if unknown := s.NodeResourcesUnknown(); len(unknown) > 0 {
+			return nil, fmt.Errorf("instance types %s: the catalog gives no vCPUs or memory, so the ClusterQueues cannot cover the cpu and memory a Job requests; "+
+				"give vcpus and memory_gib for them (fleet.types, or a catalog), or export with --accelerators-only to have Kueue ignore cpu and memory", strings.Join(unknown, ", "))
+		}
+		built = s.BuildCoveringCPUAndMemory()
+	}
 	m := built.Model
-	k := &Kueue{}
+	k := &Kueue{source: s.Path}
 	n := &namer{k: k, used: map[string]string{}}
 	ns := make([]string, len(s.Teams))
 	for i, t := range s.Teams {
@@ -114,7 +144,7 @@ func ToKueue(s *scenarios.Scenario) (*Kueue, error) {
 		}
 		sp.FlavorFungibility = fungibility(q.Fungibility)
 		if q.Fungibility.PreemptionOverBorrowing && sp.FlavorFungibility.Preference == nil {
-			k.warn("teams[%s]: fallback preempt-first: Kueue takes a preference between preemption and borrowing only when both fungibility policies are TryNextFlavor; it stops at the first flavor where it can preempt", t.Name)
+			k.warns.team(t.Name, ": fallback preempt-first: Kueue takes a preference between preemption and borrowing only when both fungibility policies are TryNextFlavor; it stops at the first flavor where it can preempt", t.Name)
 		}
 		if m.FairSharing.Enabled {
 			sp.FairSharing = &kueue.FairSharing{Weight: weight(q.Weight)}
@@ -126,6 +156,7 @@ func ToKueue(s *scenarios.Scenario) (*Kueue, error) {
 	}
 	k.Config = kueueConfig(s, m)
 	k.warnDropped(s, m)
+	k.Warnings = k.warns.lines()
 	return k, nil
 }
 
@@ -170,9 +201,7 @@ func typeMeta(api, kind string) metav1.TypeMeta { return metav1.TypeMeta{APIVers
 
 func kueueType(kind string) metav1.TypeMeta { return typeMeta(kueue.GroupVersion.String(), kind) }
 
-func (k *Kueue) warn(format string, args ...any) {
-	k.Warnings = append(k.Warnings, fmt.Sprintf(format, args...))
-}
+func (k *Kueue) warn(format string, args ...any) { k.warns.add(format, args...) }
 
 // queueGroup is a team's resource group: its types in the order tried,
 // each with a quota on every covered resource.
@@ -286,32 +315,6 @@ func fungibility(f policies.FlavorFungibility) *kueue.FlavorFungibility {
 	return out
 }
 
-// kueueConfig is the part of Kueue's Configuration the policy needs.
-func kueueConfig(s *scenarios.Scenario, m *policies.Model) *config.Configuration {
-	c := &config.Configuration{TypeMeta: typeMeta(config.GroupVersion.String(), "Configuration")}
-	if m.FairSharing.Enabled {
-		fs := &config.FairSharing{}
-		for _, st := range m.FairSharing.Strategies {
-			if st == policies.LessThanInitialShare {
-				fs.PreemptionStrategies = append(fs.PreemptionStrategies, config.LessThanInitialShare)
-			} else {
-				fs.PreemptionStrategies = append(fs.PreemptionStrategies, config.LessThanOrEqualToFinalShare)
-			}
-		}
-		if len(fs.PreemptionStrategies) == 0 {
-			fs.PreemptionStrategies = []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}
-		}
-		c.FairSharing = fs
-	}
-	if hl := m.AdmissionFairSharingHalfLife; hl > 0 {
-		c.AdmissionFairSharing = &config.AdmissionFairSharing{UsageHalfLifeTime: duration(hl), UsageSamplingInterval: duration(min(hl/10, 300))}
-	}
-	if pt := s.Policy.PlacementTimeout; pt > 0 {
-		c.WaitForPodsReady = &config.WaitForPodsReady{Timeout: duration(pt)}
-	}
-	return c
-}
-
 func duration(s float64) metav1.Duration {
 	return metav1.Duration{Duration: time.Duration(s * float64(time.Second))}
 }
@@ -383,9 +386,6 @@ func (k *Kueue) Objects() []any {
 	}
 	return objs
 }
-
-// ConfigYAML is the Kueue Configuration fields the policy needs.
-func (k *Kueue) ConfigYAML() ([]byte, error) { return docs([]any{k.Config}) }
 
 func (k *Kueue) cohortsParentsFirst() []*kueue.Cohort {
 	var out []*kueue.Cohort

@@ -22,7 +22,7 @@ func load(t *testing.T, path string) *scenarios.Scenario {
 }
 
 func TestAmazonSearchBecomesAClusterQueuePerTeamInOneCohort(t *testing.T) {
-	k, err := ToKueue(load(t, "../amazon-search.yaml"))
+	k, err := ToKueue(load(t, "../amazon-search.yaml"), KueueOptions{})
 	require.NoError(t, err)
 	require.Len(t, k.Namespaces, 9)
 	require.Len(t, k.ClusterQueues, 9)
@@ -56,7 +56,7 @@ func TestAmazonSearchBecomesAClusterQueuePerTeamInOneCohort(t *testing.T) {
 }
 
 func TestHyperPodLimitsBecomeBorrowingLimitsAndThePoolARootQuota(t *testing.T) {
-	k, err := ToKueue(load(t, "../hyperpod-teams.yaml"))
+	k, err := ToKueue(load(t, "../hyperpod-teams.yaml"), KueueOptions{})
 	require.NoError(t, err)
 	for _, cq := range k.ClusterQueues {
 		for _, f := range cq.Spec.ResourceGroups[0].Flavors {
@@ -105,7 +105,7 @@ func TestKueueExportOfEveryShippedScenarioIsAcceptedByTheAPIServer(t *testing.T)
 	var all []byte
 	perScenario := map[string]string{}
 	for _, p := range shippedScenarios(t) {
-		k, err := ToKueue(load(t, p))
+		k, err := ToKueue(load(t, p), KueueOptions{})
 		require.NoError(t, err, p)
 		objs, err := k.ObjectsYAML()
 		require.NoError(t, err, p)

@@ -26,10 +26,14 @@ WorkloadPriorityClasses, the Cohorts (nested; a root's own quota holds the
 capacity no team's quota covers), a ClusterQueue per team (nominal quota,
 borrowing and lending limits per flavor and resource, queueing strategy,
 preemption, fair-sharing weight, flavor fungibility) and a LocalQueue in
-each team's namespace. Without -o it prints them as YAML; with -o DIR it
-writes DIR/objects.yaml (ready for kubectl apply -f), DIR/kueue-config.yaml
-(the Configuration fields the policy needs) and DIR/warnings.txt (every
-setting dropped). The warnings go to standard error too.
+each team's namespace. Each ClusterQueue covers cpu and memory too, in the
+accelerators' share of each instance type's vCPUs and memory, since real
+Jobs request them; --accelerators-only has Kueue ignore them instead.
+Without -o it prints the objects as YAML; with -o DIR it writes
+DIR/objects.yaml (ready for kubectl apply -f), DIR/kueue-config.yaml (a
+commented fragment: only the Configuration fields the policy sets, to
+merge into the manager's) and DIR/warnings.txt (every setting dropped).
+The warnings go to standard error too.
 
 export hyperpod --cluster-arn ARN writes the inputs of SageMaker's
 CreateClusterSchedulerConfig (priority classes, fair share, idle resource
@@ -56,6 +60,7 @@ inputs are printed as one JSON object; with -o DIR, DIR/warnings.txt
 holds the warnings, one line per kind with the teams it concerns.`,
 		Example: `  allot export kueue scenarios/amazon-search.yaml -o kueue/
   allot export kueue scenarios/hyperpod-teams.yaml | head -40
+  allot export kueue scenarios/replay/philly.yaml --accelerators-only -o kueue/
   allot export hyperpod scenarios/amazon-search.yaml --cluster-arn arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd1234efgh -o hp/
   allot export aws-batch scenarios/amazon-search.yaml --region us-east-1 --account-id 123456789012 --service-environment training -o batch/`,
 		Args: cobra.ExactArgs(2),

@@ -21,7 +21,8 @@ func TestExportKueueWritesObjectsConfigAndWarnings(t *testing.T) {
 	require.NotContains(t, string(objs), "status:")
 	conf, err := os.ReadFile(filepath.Join(dir, "kueue-config.yaml"))
 	require.NoError(t, err)
-	require.Contains(t, string(conf), "kind: Configuration")
+	require.Contains(t, string(conf), "# Fields of Kueue's Configuration (config.kueue.x-k8s.io/v1beta2) that the policy of\n# ../../scenarios/hyperpod-teams.yaml needs.")
+	require.NotContains(t, string(conf), "kind:", "a fragment to merge, not a whole Configuration")
 	warnings, err := os.ReadFile(filepath.Join(dir, "warnings.txt"))
 	require.NoError(t, err)
 	for _, w := range strings.Split(strings.TrimSpace(string(warnings)), "\n") {

@@ -41,13 +41,25 @@ import (
 func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) (stop func()) {
 	t.Helper()
 	c.ApplyCRDs("sigs.k8s.io/kueue", "config/components/crd/bases") // all of Kueue's CRDs
-	dir := t.TempDir()
 	objs, err := k.ObjectsYAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeBytes(t, filepath.Join(dir, "objects.yaml"), objs)
-	c.Apply(filepath.Join(dir, "objects.yaml"))
+	path := filepath.Join(t.TempDir(), "objects.yaml")
+	writeBytes(t, path, objs)
+	c.Apply(path)
+	conf, err := k.ConfigYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startKueueManager(t, c, bin, conf, len(k.ClusterQueues))
+}
+
+// startKueueManager runs Kueue's manager with a kueue-config.yaml merged
+// into its own settings, and waits until cqs ClusterQueues are active.
+func startKueueManager(t *testing.T, c *kubetest.Cluster, bin string, conf []byte, cqs int) (stop func()) {
+	t.Helper()
+	dir := t.TempDir()
 	if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kueue-system"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +70,7 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := kueueRuntimeConfig(k, certs, "127.0.0.1:"+strconv.Itoa(ports[0]), ports[1])
+	cfg, err := kueueRuntimeConfig(conf, certs, "127.0.0.1:"+strconv.Itoa(ports[0]), ports[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +81,7 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cqs := schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "clusterqueues"}
+	cqRes := schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "clusterqueues"}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
@@ -77,7 +89,7 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 			t.Fatalf("kueue exited: %v\n%s", err, log.String())
 		default:
 		}
-		l, err := dyn.Resource(cqs).List(context.Background(), metav1.ListOptions{})
+		l, err := dyn.Resource(cqRes).List(context.Background(), metav1.ListOptions{})
 		active := 0
 		if err == nil {
 			for _, u := range l.Items {
@@ -87,11 +99,11 @@ func startKueue(t *testing.T, c *kubetest.Cluster, bin string, k *export.Kueue) 
 				}
 			}
 		}
-		if active == len(k.ClusterQueues) {
+		if active == cqs {
 			return stop
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d ClusterQueues active after 60 s (%v)\n%s", active, len(k.ClusterQueues), err, log.String())
+			t.Fatalf("%d of %d ClusterQueues active after 60 s (%v)\n%s", active, cqs, err, log.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -106,11 +118,7 @@ const kueueGates = "VisibilityOnDemand=false,SchedulingEquivalenceHashing=true"
 // the host needs: no leader election, only batch/v1 Jobs, webhooks on a
 // loopback port with a self-signed certificate (served, not registered),
 // metrics off.
-func kueueRuntimeConfig(k *export.Kueue, certDir, probeAddr string, webhookPort int) ([]byte, error) {
-	data, err := k.ConfigYAML()
-	if err != nil {
-		return nil, err
-	}
+func kueueRuntimeConfig(data []byte, certDir, probeAddr string, webhookPort int) ([]byte, error) {
 	// kueue-config.yaml is a fragment to merge: merged here into the
 	// manager's own settings, as a user would.
 	var m map[string]any

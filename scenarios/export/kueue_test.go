@@ -1,9 +1,11 @@
 package export
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +13,9 @@ import (
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	config "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 func load(t *testing.T, path string) *scenarios.Scenario {
@@ -43,7 +47,7 @@ func TestAmazonSearchBecomesAClusterQueuePerTeamInOneCohort(t *testing.T) {
 	require.Equal(t, kueue.TryNextFlavor, cq.Spec.FlavorFungibility.WhenCanBorrow, "fallback: try-next-type")
 	require.Equal(t, kueue.TryNextFlavor, cq.Spec.FlavorFungibility.WhenCanPreempt)
 	g := cq.Spec.ResourceGroups[0]
-	require.Equal(t, []corev1.ResourceName{"nvidia.com/gpu"}, g.CoveredResources)
+	require.Equal(t, []corev1.ResourceName{"nvidia.com/gpu", "cpu", "memory"}, g.CoveredResources)
 	require.Equal(t, kueue.ResourceFlavorReference("p5.48xlarge"), g.Flavors[0].Name, "H100 first")
 	require.Equal(t, "64", g.Flavors[0].Resources[0].NominalQuota.String())
 	require.Nil(t, g.Flavors[0].Resources[0].BorrowingLimit, "borrowing unlimited")
@@ -105,7 +109,8 @@ func TestKueueExportOfEveryShippedScenarioIsAcceptedByTheAPIServer(t *testing.T)
 	var all []byte
 	perScenario := map[string]string{}
 	for _, p := range shippedScenarios(t) {
-		k, err := ToKueue(load(t, p), KueueOptions{})
+		s := load(t, p)
+		k, err := ToKueue(s, KueueOptions{AcceleratorsOnly: len(s.NodeResourcesUnknown()) > 0})
 		require.NoError(t, err, p)
 		objs, err := k.ObjectsYAML()
 		require.NoError(t, err, p)
@@ -123,4 +128,76 @@ func TestKueueExportOfEveryShippedScenarioIsAcceptedByTheAPIServer(t *testing.T)
 		}
 		t.Fatalf("every scenario applies alone, not together:\n%s", out)
 	}
+}
+
+// A real Job requests cpu and memory: each quota covers them in its share
+// of the type's accelerators (p5.48xlarge: 8 GPUs, 192 vCPUs, 2048 GiB;
+// p4d.24xlarge: 8, 96, 1152), limits included.
+func TestClusterQueuesCoverCPUAndMemoryInTheAcceleratorsShare(t *testing.T) {
+	k, err := ToKueue(load(t, "../amazon-search.yaml"), KueueOptions{})
+	require.NoError(t, err)
+	quotas := func(f kueue.FlavorQuotas) map[corev1.ResourceName]string {
+		out := map[corev1.ResourceName]string{}
+		for _, r := range f.Resources {
+			out[r.Name] = r.NominalQuota.String()
+		}
+		return out
+	}
+	fl := k.ClusterQueues[0].Spec.ResourceGroups[0].Flavors
+	require.Equal(t, map[corev1.ResourceName]string{"nvidia.com/gpu": "64", "cpu": "1536", "memory": "16Ti"}, quotas(fl[0]), "ranking-prod on p5.48xlarge")
+	require.Equal(t, map[corev1.ResourceName]string{"nvidia.com/gpu": "80", "cpu": "960", "memory": "11520Gi"}, quotas(fl[1]), "ranking-prod on p4d.24xlarge")
+	require.Equal(t, &config.Resources{ExcludeResourcePrefixes: []string{"ephemeral-storage"}}, k.Config.Resources)
+
+	hp, err := ToKueue(load(t, "../hyperpod-teams.yaml"), KueueOptions{})
+	require.NoError(t, err)
+	for _, cq := range hp.ClusterQueues {
+		for _, f := range cq.Spec.ResourceGroups[0].Flavors {
+			for _, r := range f.Resources {
+				require.NotNil(t, r.BorrowingLimit, "%s %s %s", cq.Name, f.Name, r.Name)
+				require.Equal(t, r.NominalQuota.MilliValue()/2, r.BorrowingLimit.MilliValue(), "%s %s %s: the 50%% borrow limit on every resource", cq.Name, f.Name, r.Name)
+			}
+		}
+	}
+}
+
+// --accelerators-only leaves cpu and memory out of the queues and has
+// Kueue ignore them: never neither covered nor excluded.
+func TestAcceleratorsOnlyHasKueueExcludeCPUAndMemory(t *testing.T) {
+	k, err := ToKueue(load(t, "../amazon-search.yaml"), KueueOptions{AcceleratorsOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, []corev1.ResourceName{"nvidia.com/gpu"}, k.ClusterQueues[0].Spec.ResourceGroups[0].CoveredResources)
+	require.Equal(t, []string{"cpu", "memory", "ephemeral-storage"}, k.Config.Resources.ExcludeResourcePrefixes)
+}
+
+// An instance type without catalog vCPUs or memory cannot be covered:
+// the error names it and both ways out.
+func TestExportNamesTheTypesWithoutVCPUsOrMemory(t *testing.T) {
+	_, err := ToKueue(load(t, "../replay/philly.yaml"), KueueOptions{})
+	require.EqualError(t, err, "instance types philly-v100: the catalog gives no vCPUs or memory, so the ClusterQueues cannot cover the cpu and memory a Job requests; "+
+		"give vcpus and memory_gib for them (fleet.types, or a catalog), or export with --accelerators-only to have Kueue ignore cpu and memory")
+}
+
+// kueue-config.yaml is a fragment to merge: only the fields the policy
+// sets, each commented; waitForPodsReady only with placement_timeout.
+func TestKueueConfigIsACommentedFragmentOfTheFieldsThePolicySets(t *testing.T) {
+	data, err := os.ReadFile("../amazon-search.yaml")
+	require.NoError(t, err)
+	k, err := ToKueue(load(t, "../amazon-search.yaml"), KueueOptions{})
+	require.NoError(t, err)
+	conf, err := k.ConfigYAML()
+	require.NoError(t, err)
+	var fields map[string]any
+	require.NoError(t, sigsyaml.Unmarshal(conf, &fields))
+	require.ElementsMatch(t, []string{"fairSharing", "resources"}, slices.Collect(maps.Keys(fields)), "no waitForPodsReady the scenario did not ask for:\n%s", conf)
+	require.Contains(t, string(conf), "# fair sharing between the teams' ClusterQueues by weight (policy.idle_allocation fair-share)\nfairSharing:\n")
+	require.Contains(t, string(conf), "  # the order of the rules by which a preemption may even out shares (policy.fair_sharing_strategies)\n  preemptionStrategies:\n")
+
+	timed := strings.Replace(string(data), "policy:\n", "policy:\n  placement_timeout: 10m\n", 1)
+	path := filepath.Join(t.TempDir(), "timed.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(timed), 0o644))
+	k, err = ToKueue(load(t, path), KueueOptions{})
+	require.NoError(t, err)
+	conf, err = k.ConfigYAML()
+	require.NoError(t, err)
+	require.Contains(t, string(conf), "# requeue a job admitted but not running in time (policy.placement_timeout)\nwaitForPodsReady:\n  # policy.placement_timeout\n  timeout: 10m0s\n")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/scenarios"
@@ -61,7 +60,9 @@ var configNotes = map[string]string{
 	"waitForPodsReady":                           "requeue a job admitted but not running in time (policy.placement_timeout)",
 	"waitForPodsReady.timeout":                   "policy.placement_timeout",
 	"resources":                                  "resources Kueue leaves out of quota accounting",
-	"resources.excludeResourcePrefixes":          "requested by Jobs but covered by no ClusterQueue of this export (the catalog has no ephemeral-storage figures; cpu and memory unless covered); merge with any prefixes already set",
+	"resources.excludeResourcePrefixes": "requested by Jobs, covered by no ClusterQueue of this export (ephemeral-storage:\n" +
+		"the catalog has no figures; cpu and memory with --accelerators-only); keep any\n" +
+		"prefixes already set",
 }
 
 // ConfigYAML is kueue-config.yaml: the fields of Kueue's Configuration
@@ -76,22 +77,27 @@ func (k *Kueue) ConfigYAML() ([]byte, error) {
 	if err := json.Unmarshal(j, &fields); err != nil {
 		return nil, err
 	}
-	delete(fields, "apiVersion")
-	delete(fields, "kind")
-	head := fmt.Sprintf("Fields of Kueue's Configuration (%s) that the policy of %s needs.\n"+
-		"Merge them into the manager's configuration (controller_manager_config.yaml in\n"+
-		"the kueue-manager-config ConfigMap) and restart the manager; every other field\n"+
-		"keeps its value.", config.GroupVersion, k.sourceName())
+	// Only what kueueConfig sets: the type's other fields marshal as
+	// empty values that would overwrite the manager's own.
+	for key := range fields {
+		if configNotes[key] == "" {
+			delete(fields, key)
+		}
+	}
 	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Fields of Kueue's Configuration (%s) that the policy of\n# %s needs.\n"+
+		"# Merge them into the manager's configuration (controller_manager_config.yaml\n"+
+		"# in the kueue-manager-config ConfigMap) and restart the manager; every other\n"+
+		"# field keeps its value.\n", config.GroupVersion, k.sourceName())
 	if len(fields) == 0 {
-		fmt.Fprintf(&b, "# %s\n# It needs none.\n{}\n", strings.ReplaceAll(head, "\n", "\n# "))
+		b.WriteString("# It needs none.\n{}\n")
 		return b.Bytes(), nil
 	}
 	root, err := commented(fields, "")
 	if err != nil {
 		return nil, err
 	}
-	root.HeadComment = head
+	b.WriteString("\n")
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(root); err != nil {
@@ -137,13 +143,7 @@ func commented(v any, path string) (*yaml.Node, error) {
 			return nil, err
 		}
 		kn := &yaml.Node{Kind: yaml.ScalarNode, Value: key}
-		if note := configNotes[p]; note != "" {
-			if _, nested := m[key].(map[string]any); nested {
-				kn.HeadComment = note
-			} else {
-				kn.LineComment = note
-			}
-		}
+		kn.HeadComment = configNotes[p]
 		n.Content = append(n.Content, kn, val)
 	}
 	return n, nil

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 type liveYAML struct {
@@ -92,6 +92,14 @@ func ParseLive(path string, data []byte, fleet func() (string, error)) (*Scenari
 	return parseLive(path, data, fleet, false)
 }
 
+// ParsePolicy is ParseLive without reading the workload section at all
+// (an export needs the policy and fleet; a replay's trace need not be
+// there). The section is dropped from the parsed document, so errors
+// still name the file's own lines.
+func ParsePolicy(path string, data []byte, fleet func() (string, error)) (*Scenario, error) {
+	return parseLive(path, data, fleet, false, "workload")
+}
+
 // FleetSection is the fleet section of a scenario or policy file as YAML
 // text ("" when it has none): what ParseLive's fleet callback returns for
 // a file that leaves it out.
@@ -116,9 +124,9 @@ func ParseLiveOnFleet(path string, data []byte, fleet string) (*Scenario, error)
 	return parseLive(path, data, func() (string, error) { return fleet, nil }, true)
 }
 
-func parseLive(path string, data []byte, fleet func() (string, error), given bool) (*Scenario, error) {
+func parseLive(path string, data []byte, fleet func() (string, error), given bool, without ...string) (*Scenario, error) {
 	var f fileYAML
-	at, err := decodeStrict(path, data, &f)
+	at, err := decodeStrict(path, data, &f, without...)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/allot-sim/allot/policies"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // The snapshot format of spec/snapshot.md (Kueue vocabulary).

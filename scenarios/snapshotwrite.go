@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/allot-sim/allot/policies"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // The snapshot format of spec/snapshot.md as MarshalSnapshot writes it:

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // FileError is a problem at a place in an input file. It reads
@@ -62,7 +62,7 @@ var (
 // v's type, so that an unknown or repeated key, or a value of the wrong
 // type, is reported with the file, its line and its full key path; it
 // returns where every key path is written.
-func decodeStrict(file string, data []byte, v any) (places, error) {
+func decodeStrict(file string, data []byte, v any, without ...string) (places, error) {
 	var doc yaml.Node
 	t := reflect.TypeOf(v).Elem()
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -73,6 +73,7 @@ func decodeStrict(file string, data []byte, v any) (places, error) {
 	}
 	w := &walker{file: file, places: places{"": {file, 1}}, aliased: maxAliased}
 	root := doc.Content[0]
+	dropKeys(root, without)
 	if err := w.walk(root, t, ""); err != nil {
 		return nil, err
 	}
@@ -81,6 +82,20 @@ func decodeStrict(file string, data []byte, v any) (places, error) {
 		return nil, &FileError{File: file, Line: 1, Msg: "cannot decode: " + yamlMessage(err), Err: err}
 	}
 	return w.places, nil
+}
+
+// dropKeys removes the named keys (and their values) from a mapping.
+func dropKeys(m *yaml.Node, keys []string) {
+	if m.Kind != yaml.MappingNode || len(keys) == 0 {
+		return
+	}
+	kept := m.Content[:0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if !slices.Contains(keys, m.Content[i].Value) {
+			kept = append(kept, m.Content[i], m.Content[i+1])
+		}
+	}
+	m.Content = kept
 }
 
 // walker checks a YAML node tree against a Go type.

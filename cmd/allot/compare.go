@@ -157,36 +157,21 @@ func runComparison(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	out := make([]*reports.RunContribution, len(runs))
-	errs := make([]error, len(runs))
 	var mu sync.Mutex
 	done := 0
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				i := runs[j]
-				s := scens[i/plan.Seeds]
-				seed := s.Seed + uint64(i%plan.Seeds)
-				out[j], errs[j] = runOne(s, seed)
-				mu.Lock()
-				done++
-				bar.update(float64(done)/float64(len(runs)), fmt.Sprintf("%d of %d runs", done, len(runs)))
-				mu.Unlock()
-			}
-		}()
-	}
-	for j := range runs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := parallel(len(runs), workers, func(j int) error {
+		i := runs[j]
+		s := scens[i/plan.Seeds]
+		var err error
+		out[j], err = runOne(s, s.Seed+uint64(i%plan.Seeds))
+		mu.Lock()
+		done++
+		bar.update(float64(done)/float64(len(runs)), fmt.Sprintf("%d of %d runs", done, len(runs)))
+		mu.Unlock()
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/allot-sim/allot/live/kube"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // deployDocs reads the YAML documents of a deploy/ file.

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/allot-sim/allot/hardware"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim/planner"
+	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -451,26 +451,14 @@ func (r *fleetRun) load(st storedRun, k int) {
 	}
 }
 
-// parallel runs f(0..n-1) on workers goroutines and joins their errors.
+// parallel runs f(0..n-1) on workers goroutines; the first error wins.
 func parallel(n, workers int, f func(int) error) error {
-	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				errs[j] = f(j)
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(max(1, workers))
 	for j := range n {
-		next <- j
+		g.Go(func() error { return f(j) })
 	}
-	close(next)
-	wg.Wait()
-	return errors.Join(errs...)
+	return g.Wait()
 }
 
 func pointKey(p planner.Point) string { return fmt.Sprint([]int(p)) }

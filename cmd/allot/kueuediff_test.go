@@ -17,7 +17,7 @@ import (
 	"github.com/allot-sim/allot/live/kube/kubetest"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"

@@ -22,7 +22,7 @@ import (
 
 	"github.com/allot-sim/allot/live/kube/kubetest"
 	"github.com/allot-sim/allot/scenarios/export"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
@@ -560,19 +558,11 @@ func (t *tuner) writeReport(dir string, res *TuneResult, tuned *scenarios.Scenar
 		{Name: "tuned", Scenario: t.base.Name, Policy: tuned.Policy.Kind, BaseSeed: 1}}}
 	scens := []*scenarios.Scenario{t.base, tuned}
 	contribs := make([]*reports.RunContribution, plan.Runs())
-	errs := make([]error, plan.Runs())
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, t.workers)
-	for i := range contribs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			contribs[i], errs[i] = runOne(scens[i/len(t.seeds)], t.seeds[i%len(t.seeds)])
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := parallel(len(contribs), t.workers, func(i int) (err error) {
+		contribs[i], err = runOne(scens[i/len(t.seeds)], t.seeds[i%len(t.seeds)])
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	c, err := reports.Assemble(plan, contribs)

@@ -9,12 +9,12 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/policies"
+	"golang.org/x/sync/errgroup"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -508,16 +508,11 @@ const writers = 16
 // each returned.
 func parallel(n int, f func(i int) bool) []bool {
 	out := make([]bool, n)
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, writers)
+	var g errgroup.Group
+	g.SetLimit(writers)
 	for i := range n {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			out[i] = f(i)
-		}()
+		g.Go(func() error { out[i] = f(i); return nil })
 	}
-	wg.Wait()
+	_ = g.Wait() // f returns no error
 	return out
 }

@@ -21,7 +21,7 @@ func withSettings(t *testing.T, path string, set ...scenarios.Setting) *scenario
 	require.NoError(t, err)
 	data, err = scenarios.EditYAML(data, set)
 	require.NoError(t, err)
-	s, err := scenarios.ParseLive(path, commentOut(data, "workload"), nil)
+	s, err := scenarios.ParsePolicy(path, data, nil)
 	require.NoError(t, err)
 	return s
 }

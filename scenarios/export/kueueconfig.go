@@ -8,7 +8,7 @@ import (
 
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/scenarios"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 	config "sigs.k8s.io/kueue/apis/config/v1beta2"
 )
 

@@ -34,7 +34,7 @@ func (c *Core) queueBefore(q int, a, b *Workload) bool {
 			return sa < sb
 		}
 	}
-	return before(a, b, c.m.Queues[q].FirstCome)
+	return waitsBefore(a, b, c.m.Queues[q].FirstCome)
 }
 
 func (c *Core) head(q int) *Workload {
@@ -190,13 +190,7 @@ func (c *Core) classicalBefore(a, b *entry) bool {
 	if a.borrowing != b.borrowing {
 		return a.borrowing < b.borrowing
 	}
-	if !c.m.IdleFirstCome && a.w.Priority != b.w.Priority {
-		return a.w.Priority > b.w.Priority
-	}
-	if a.w.Order != b.w.Order {
-		return a.w.Order < b.w.Order
-	}
-	return a.w.Seq < b.w.Seq
+	return waitsBefore(a.w, b.w, c.m.IdleFirstCome)
 }
 
 // process carries out one nominated head; it reports whether anything changed.

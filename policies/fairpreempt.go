@@ -187,7 +187,7 @@ func (c *Core) fairTargets(e *entry) []target {
 	if !own && len(borrowers) == 0 {
 		return nil
 	}
-	withinNominal := c.withinNominal(e)
+	withinNominal := c.staysWithinNominal(e)
 	if !own && !withinNominal && !c.anyFairCandidatePossible(e, borrowers, strategies) {
 		c.rememberNone(e)
 		return nil
@@ -331,11 +331,11 @@ func (c *Core) settleTakes(e *entry, targets []target, fit bool, prev []target) 
 	return keepTargets(e.w, targets)
 }
 
-// withinNominal says whether e's job stays within its team's quota of the
+// staysWithinNominal says whether e's job stays within its team's quota of the
 // flavor-resources it needs once admitted (its whole usage lands on its
 // own node): then it reclaims from borrowing teams without fair-sharing
 // rules.
-func (c *Core) withinNominal(e *entry) bool {
+func (c *Core) staysWithinNominal(e *entry) bool {
 	for _, fr := range e.frsNeed {
 		if c.tree.borrowingWith(e.qn, fr, accUsage(e.usage).get(fr)) {
 			return false

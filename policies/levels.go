@@ -18,12 +18,8 @@ type level struct {
 	start int
 }
 
-func orderLess(a, b *Workload) bool {
-	if a.Order != b.Order {
-		return a.Order < b.Order
-	}
-	return a.Seq < b.Seq
-}
+// orderLess is the waiting order within one priority level.
+func orderLess(a, b *Workload) bool { return waitsBefore(a, b, true) }
 
 func (q *levelQueue) level(p int32, create bool) *level {
 	if q.ignorePrio {

@@ -47,8 +47,10 @@ func (q *queueState) noSmaller(fr int, size Qty) bool {
 	return q.multi == 0 && len(sz) > 0 && size <= sz[0].q
 }
 
-// before orders two pending jobs of one queue.
-func before(a, b *Workload, firstCome bool) bool {
+// waitsBefore is the waiting order, the one rule every queue and every
+// ranking of heads ends with: higher priority first (unless firstCome),
+// then earlier queue order, then lower Seq.
+func waitsBefore(a, b *Workload, firstCome bool) bool {
 	if !firstCome && a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
@@ -61,7 +63,7 @@ func before(a, b *Workload, firstCome bool) bool {
 func heapUp(h []*Workload, i int, firstCome bool) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !before(h[i], h[p], firstCome) {
+		if !waitsBefore(h[i], h[p], firstCome) {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
@@ -78,10 +80,10 @@ func heapDown(h []*Workload, i int, firstCome bool) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && before(h[r], h[l], firstCome) {
+		if r := l + 1; r < n && waitsBefore(h[r], h[l], firstCome) {
 			m = r
 		}
-		if !before(h[m], h[i], firstCome) {
+		if !waitsBefore(h[m], h[i], firstCome) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]

@@ -236,7 +236,7 @@ func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes, ownG
 			continue
 		}
 		if !pKnown {
-			pNew, fair, pKnown = shareKey(e.qn, c.shareWith(e.qn, e.usage, 1)), !c.withinNominal(e), true
+			pNew, fair, pKnown = shareKey(e.qn, c.shareWith(e.qn, e.usage, 1)), !c.staysWithinNominal(e), true
 		}
 		if !fair || k.own || !pNew.above(sx) {
 			return false

@@ -122,13 +122,7 @@ func standsBefore(a, b *Workload, sa, sb standing) bool {
 	if k := cmpDRS(sa.share, sb.share); k != 0 {
 		return k < 0
 	}
-	if a.Priority != b.Priority {
-		return a.Priority > b.Priority
-	}
-	if a.Order != b.Order {
-		return a.Order < b.Order
-	}
-	return a.Seq < b.Seq
+	return waitsBefore(a, b, false)
 }
 
 // tournamentPick chooses the next entry under fair sharing.

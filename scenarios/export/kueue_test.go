@@ -201,3 +201,13 @@ func TestKueueConfigIsACommentedFragmentOfTheFieldsThePolicySets(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(conf), "# requeue a job admitted but not running in time (policy.placement_timeout)\nwaitForPodsReady:\n  # policy.placement_timeout\n  timeout: 10m0s\n")
 }
+
+// An apply's plan names each leaf that changes, old → new, and a list
+// whose length changed as a whole.
+func TestApplyDiffNamesEachChangedLeaf(t *testing.T) {
+	a := map[string]any{"q": []any{map[string]any{"n": "64", "b": nil}}, "w": "1"}
+	b := map[string]any{"q": []any{map[string]any{"n": "32", "b": "8"}}, "w": "1"}
+	require.Equal(t, []string{"spec.q[0].b (none) → 8", "spec.q[0].n 64 → 32"}, diffPaths("spec", a, b))
+	require.Equal(t, []string{"spec.q [a] → [a b]"}, diffPaths("spec", map[string]any{"q": []any{"a"}}, map[string]any{"q": []any{"a", "b"}}))
+	require.Nil(t, diffPaths("spec", a, a))
+}

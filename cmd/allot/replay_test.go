@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,32 +19,18 @@ import (
 // About 30 jobs of two teams on 8 devices, research borrowing and prod
 // reclaiming, run by real processes 1,200 times faster than their times:
 // the live daemon takes the simulator's decisions in the simulator's order
-// and uses the devices as much, within 2 percentage points.
+// and uses the devices as much, within 2 percentage points. A machine too
+// loaded to keep up (a decision more than 10 minutes of workload time
+// late) makes the run say nothing: it is run again 4 times slower.
 func TestLiveReplayTakesTheSimulatorsDecisionsInItsOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real processes for about 25 s")
 	}
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	text := liveReplay(t, 1200)
+	if late := replayLatency(t, text) * 1200; late > 600_000 && !strings.Contains(text, "live and sim agree") {
+		t.Logf("a decision was %.0f s of workload time late at 1200x: the machine did not keep up; again at 300x\n%s", late/1000, text)
+		text = liveReplay(t, 300)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dir, err := os.MkdirTemp("", "allot-replay") // short: a socket path has a length limit
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	cmd := exec.CommandContext(ctx, bin, "live", "replay", filepath.Join("testdata", "replay-small.yaml"), "--speedup", "1200", "--data-dir", dir)
-	cmd.Env = append(os.Environ(), docCLIEnv+"=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	local.KillRuns(dir)
-	if err != nil {
-		t.Fatalf("allot live replay: %v\n%s%s", err, out.String(), errb.String())
-	}
-	text := out.String()
 	t.Log("\n" + text)
 	preempts := regexp.MustCompile(`sim: +(\d+) admissions, (\d+) preemptions`).FindStringSubmatch(text)
 	if preempts == nil {
@@ -57,6 +44,44 @@ func TestLiveReplayTakesTheSimulatorsDecisionsInItsOrder(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
+}
+
+// liveReplay runs replay-small at a speedup and returns what it printed;
+// a disagreement (exit 1) is returned too, other failures are fatal.
+func liveReplay(t *testing.T, speedup int) string {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(2400/speedup+1)*time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "allot-replay") // short: a socket path has a length limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.CommandContext(ctx, bin, "live", "replay", filepath.Join("testdata", "replay-small.yaml"), "--speedup", strconv.Itoa(speedup), "--data-dir", dir)
+	cmd.Env = append(os.Environ(), docCLIEnv+"=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	local.KillRuns(dir)
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && strings.Contains(out.String(), "DISAGREE")) {
+		t.Fatalf("allot live replay --speedup %d: %v\n%s%s", speedup, err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// replayLatency is the replay's largest scheduling latency (ms).
+func replayLatency(t *testing.T, text string) float64 {
+	m := regexp.MustCompile(`scheduling latency: (\d+) ms at most`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no latency line in:\n%s", text)
+	}
+	ms, _ := strconv.ParseFloat(m[1], 64)
+	return ms
 }
 
 // What the simulator would model and the sleeping jobs cannot do is

@@ -21,7 +21,11 @@ func TestExportKueueWritesObjectsConfigAndWarnings(t *testing.T) {
 	require.NotContains(t, string(objs), "status:")
 	conf, err := os.ReadFile(filepath.Join(dir, "kueue-config.yaml"))
 	require.NoError(t, err)
-	require.Contains(t, string(conf), "kind: Configuration")
+	// A fragment to merge into the manager's Configuration: the fields
+	// the policy needs, each with a comment saying why.
+	require.NotContains(t, string(conf), "kind: Configuration")
+	require.Contains(t, string(conf), "fairSharing:")
+	require.Contains(t, string(conf), "  excludeResourcePrefixes: # requested by Jobs but covered by no ClusterQueue of this export")
 	warnings, err := os.ReadFile(filepath.Join(dir, "warnings.txt"))
 	require.NoError(t, err)
 	for _, w := range strings.Split(strings.TrimSpace(string(warnings)), "\n") {

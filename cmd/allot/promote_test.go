@@ -121,7 +121,12 @@ func TestPromoteRefusesAPolicyForAnotherFleetOrWithoutTheTeams(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--to kueue writes the export: give -o DIR")
 	dir := t.TempDir()
-	out, errOut, code := d.cli("promote", base, "--to", "kueue", "-o", dir)
+	// local-gpu is not in the catalog and says no vCPUs or memory: the
+	// ClusterQueues cannot cover the cpu and memory Jobs request.
+	_, errOut, code = d.cli("promote", base, "--to", "kueue", "-o", dir)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "instance types local-gpu: the catalog gives no vCPUs or memory")
+	out, errOut, code := d.cli("promote", base, "--to", "kueue", "-o", dir, "--accelerators-only")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "wrote the kueue export to "+dir)
 	_, err = os.Stat(filepath.Join(dir, "objects.yaml"))

@@ -144,7 +144,7 @@ func ToKueue(s *scenarios.Scenario, opt KueueOptions) (*Kueue, error) {
 		}
 		sp.FlavorFungibility = fungibility(q.Fungibility)
 		if q.Fungibility.PreemptionOverBorrowing && sp.FlavorFungibility.Preference == nil {
-			k.warns.team(t.Name, ": fallback preempt-first: Kueue takes a preference between preemption and borrowing only when both fungibility policies are TryNextFlavor; it stops at the first flavor where it can preempt", t.Name)
+			k.warns.team(t.Name, ": fallback preempt-first: Kueue takes a preference between preemption and borrowing only when both fungibility policies are TryNextFlavor; it stops at the first flavor where it can preempt")
 		}
 		if m.FairSharing.Enabled {
 			sp.FairSharing = &kueue.FairSharing{Weight: weight(q.Weight)}

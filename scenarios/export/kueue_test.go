@@ -43,11 +43,18 @@ func TestAmazonSearchBecomesAClusterQueuePerTeamInOneCohort(t *testing.T) {
 	require.Equal(t, kueue.TryNextFlavor, cq.Spec.FlavorFungibility.WhenCanBorrow, "fallback: try-next-type")
 	require.Equal(t, kueue.TryNextFlavor, cq.Spec.FlavorFungibility.WhenCanPreempt)
 	g := cq.Spec.ResourceGroups[0]
-	require.Equal(t, []corev1.ResourceName{"nvidia.com/gpu"}, g.CoveredResources)
+	require.Equal(t, []corev1.ResourceName{"nvidia.com/gpu", "cpu", "memory"}, g.CoveredResources)
 	require.Equal(t, kueue.ResourceFlavorReference("p5.48xlarge"), g.Flavors[0].Name, "H100 first")
 	require.Equal(t, "64", g.Flavors[0].Resources[0].NominalQuota.String())
 	require.Nil(t, g.Flavors[0].Resources[0].BorrowingLimit, "borrowing unlimited")
+	// cpu and memory in the accelerators' share of a node: 64 of
+	// p5.48xlarge's 8 GPUs a node, 192 vCPUs and 2,048 GiB; 80 of
+	// p4d.24xlarge's 8, 96 vCPUs and 1,152 GiB.
+	require.Equal(t, "1536", g.Flavors[0].Resources[1].NominalQuota.String())
+	require.Equal(t, "16Ti", g.Flavors[0].Resources[2].NominalQuota.String())
 	require.Equal(t, "80", g.Flavors[1].Resources[0].NominalQuota.String())
+	require.Equal(t, "960", g.Flavors[1].Resources[1].NominalQuota.String())
+	require.Equal(t, "11520Gi", g.Flavors[1].Resources[2].NominalQuota.String())
 	require.Equal(t, kueue.ClusterQueueReference("ranking-prod"), k.LocalQueues[0].Spec.ClusterQueue)
 	require.Equal(t, "ranking-prod", k.LocalQueues[0].Namespace)
 

@@ -64,7 +64,7 @@ func TestLocalAndKubernetesBackendsGiveTheCoreTheSameWorkload(t *testing.T) {
 	if q != 1 {
 		t.Fatalf("team %d, want b (1)", q)
 	}
-	spec, err := specOf(cfg, kj, q, seq, at, newUsers(len(cfg.Teams)))
+	spec, err := specOf(cfg, kj, nil, q, seq, at, newUsers(len(cfg.Teams)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,11 @@ func TestLocalAndKubernetesBackendsGiveTheCoreTheSameWorkload(t *testing.T) {
 			zero = append(zero, n)
 		}
 	}
-	// Left by the adapter (live/workload_test.go says why), and User: the
-	// local backend has no users, and a team's first user is number 0.
+	// Left by the adapter (live/workload_test.go says why); User: the
+	// local backend has no users, and a team's first user is number 0;
+	// Req.VCPU and Req.Mem: the local backend's jobs ask for accelerators
+	// only, and this Job's pod gives no cpu or memory (requests_test.go
+	// counts them).
 	if want := []string{"Estimate", "ForcedFlavors", "Req.Mem", "Req.PodSets", "Req.VCPU", "Tag", "User"}; !slices.Equal(zero, want) {
 		t.Errorf("fields left zero %v, want only %v: the comparison must cover every field the adapter sets", zero, want)
 	}

@@ -112,7 +112,17 @@ func TestKueueExportOfEveryShippedScenarioIsAcceptedByTheAPIServer(t *testing.T)
 	var all []byte
 	perScenario := map[string]string{}
 	for _, p := range shippedScenarios(t) {
-		k, err := ToKueue(load(t, p), KueueOptions{})
+		s := load(t, p)
+		opt := KueueOptions{}
+		if unknown := s.NodeResourcesUnknown(); len(unknown) > 0 {
+			// Types the catalog gives no vCPUs or memory for (local
+			// devices): the default export refuses, naming them; the
+			// accelerators-only one is applied.
+			_, err := ToKueue(s, opt)
+			require.ErrorContains(t, err, "instance types "+strings.Join(unknown, ", ")+": the catalog gives no vCPUs or memory", p)
+			opt.AcceleratorsOnly = true
+		}
+		k, err := ToKueue(s, opt)
 		require.NoError(t, err, p)
 		objs, err := k.ObjectsYAML()
 		require.NoError(t, err, p)

@@ -21,6 +21,10 @@ type WorkloadSpec struct {
 	// Accelerators is the job's total: all its pods together (a gang is
 	// admitted whole; placing its pods is the cluster's).
 	Accelerators int
+	// VCPUs and MemoryGiB are its totals of cpu and memory (GiB), all its
+	// pods together. The core counts them where the policy's quotas name
+	// vCPUs or memory, and ignores them elsewhere.
+	VCPUs, MemoryGiB float64
 	// InstanceType is the only instance type it may run on ("": any).
 	InstanceType string
 	// Order is its place in the queue (controller seconds): when it was
@@ -69,7 +73,7 @@ func (cfg *Config) Workload(s WorkloadSpec) (*policies.Workload, error) {
 		return nil, &UnknownError{UnknownPriorityClass, s.PriorityClass}
 	}
 	w := &policies.Workload{Name: s.ID, Seq: s.Seq, Queue: q, Priority: prio, Order: s.Order, User: s.User,
-		Req:      policies.Request{Accel: policies.Qty(s.Accelerators) * policies.Milli},
+		Req:      policies.Request{Accel: policies.Qty(s.Accelerators) * policies.Milli, VCPU: policies.ToQty(s.VCPUs), Mem: policies.ToQty(s.MemoryGiB)},
 		RunStart: s.RunStart, CheckpointInterval: s.CheckpointInterval}
 	if s.InstanceType != "" {
 		f := cfg.Model.FlavorIndex(s.InstanceType)
@@ -82,7 +86,8 @@ func (cfg *Config) Workload(s WorkloadSpec) (*policies.Workload, error) {
 }
 
 // Spec is a stored job's scheduling fields (the local backend's jobs).
-// The local backend has no users for admission fair sharing: User is 0.
+// The local backend has no users for admission fair sharing: User is 0;
+// its jobs ask for accelerators only: VCPUs and MemoryGiB are 0.
 func (j *Job) Spec() WorkloadSpec {
 	return WorkloadSpec{ID: j.ID, Seq: j.Seq, Team: j.Team, PriorityClass: j.PriorityClass, Accelerators: j.Accelerators,
 		InstanceType: j.InstanceType, Order: j.Order, RunStart: j.RunStart, CheckpointInterval: j.CheckpointInterval}

@@ -17,8 +17,6 @@ var leftByTheShells = []string{
 	"Estimate",      // a runtime estimate, read only by backfill: live jobs give none
 	"ForcedFlavors", // snapshots' preemption_targets only
 	"Req.PodSets",   // live jobs ask for a total (the generic form); a gang's pods are placed by the cluster
-	"Req.VCPU",      // live jobs ask for accelerators only
-	"Req.Mem",       // likewise
 }
 
 // adapterConfig is one instance type and two teams; class high outranks low.
@@ -35,8 +33,8 @@ func adapterConfig() *Config {
 
 // fullSpec has every field set, none to its zero value.
 func fullSpec() WorkloadSpec {
-	return WorkloadSpec{ID: "a/train", Seq: 7, Team: "b", PriorityClass: "high", Accelerators: 16, InstanceType: "p5.48xlarge",
-		Order: 1200.5, RunStart: 3000.25, CheckpointInterval: 600, User: 3}
+	return WorkloadSpec{ID: "a/train", Seq: 7, Team: "b", PriorityClass: "high", Accelerators: 16, VCPUs: 4.5, MemoryGiB: 18.25,
+		InstanceType: "p5.48xlarge", Order: 1200.5, RunStart: 3000.25, CheckpointInterval: 600, User: 3}
 }
 
 // exportedFields lists v's exported fields by dotted name, descending into
@@ -89,6 +87,7 @@ func TestWorkloadAdapterSetsEveryFieldOfTheCoresWorkload(t *testing.T) {
 	}
 	// The figures, as the core reads them.
 	if w.Name != "a/train" || w.Seq != 7 || w.Queue != 1 || w.Priority != 100 || w.Req.Accel != 16*policies.Milli ||
+		w.Req.VCPU != 4500 || w.Req.Mem != 18250 ||
 		!slices.Equal(w.Req.Compatible, []int{1}) || w.Order != 1200.5 || w.RunStart != 3000.25 || w.CheckpointInterval != 600 || w.User != 3 {
 		t.Errorf("workload %+v", *w)
 	}

@@ -91,7 +91,8 @@ func outQuotaOf(q policies.Quota) outQuota {
 
 // SnapshotJob is a job as MarshalSnapshot writes it: running on Flavor
 // (admitted at Admitted, maybe evicting) or, with Flavor -1, pending,
-// asking for Accelerators of Want's instance type (-1: any).
+// asking for Accelerators of Want's instance type (-1: any), and VCPUs
+// and MemoryGiB, written where the model counts cpu and memory.
 type SnapshotJob struct {
 	Name         string
 	Queue        string
@@ -104,6 +105,8 @@ type SnapshotJob struct {
 	Flavor       int
 	Want         int
 	Accelerators float64
+	VCPUs        float64
+	MemoryGiB    float64
 }
 
 // MarshalSnapshot writes a model's flavors, cohorts and queues and the
@@ -183,10 +186,20 @@ func MarshalSnapshot(m *policies.Model, now float64, jobs []SnapshotJob, notes s
 		}
 		f.Queues = append(f.Queues, sq)
 	}
+	cpuR, memR := -1, -1 // the model's cpu and memory, where it counts them
+	for _, fl := range m.Flavors {
+		cpuR, memR = max(cpuR, fl.CPUResource), max(memR, fl.MemResource)
+	}
 	f.Running, f.Pending = []outJob{}, []outJob{}
 	for _, j := range jobs {
 		oj := outJob{Name: j.Name, Queue: j.Queue, Priority: j.Priority, Created: j.Created}
 		ps := outPodSet{Name: "main", Count: 1, PerPod: map[string]float64{}}
+		if cpuR >= 0 && j.VCPUs > 0 {
+			ps.PerPod[m.Resources[cpuR]] = j.VCPUs
+		}
+		if memR >= 0 && j.MemoryGiB > 0 {
+			ps.PerPod[m.Resources[memR]] = j.MemoryGiB
+		}
 		if j.Flavor >= 0 {
 			res := m.Resources[m.Flavors[j.Flavor].AccelResource]
 			ps.PerPod[res] = j.Accelerators

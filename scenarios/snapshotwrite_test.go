@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-sim/allot/policies"
@@ -50,5 +52,46 @@ func TestMarshalSnapshotReadsBackAsTheSameState(t *testing.T) {
 		if got[i].Name != want[i].Name || got[i].Reclaim != want[i].Reclaim || gq[0].Nominal != wq[0].Nominal {
 			t.Errorf("queue %d read back as %s reclaim %v nominal %d, want %s %v %d", i, got[i].Name, got[i].Reclaim, gq[0].Nominal, want[i].Name, want[i].Reclaim, wq[0].Nominal)
 		}
+	}
+}
+
+// A job's vCPUs and memory are written where the model counts cpu and
+// memory (a quota names them), and read back as the same figures; a
+// model of accelerators alone is written without them.
+func TestMarshalSnapshotWritesCPUAndMemoryWhereTheModelCountsThem(t *testing.T) {
+	s, err := Load("live/two-teams.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []SnapshotJob{
+		{Name: "job-1", Queue: "research", Priority: 10, Created: 1.5, Admitted: 2, Flavor: 0, Want: -1, Accelerators: 4, VCPUs: 16.5, MemoryGiB: 9},
+		{Name: "job-2", Queue: "prod", Priority: 100, Created: 4, Flavor: -1, Want: -1, Accelerators: 4, VCPUs: 2.5, MemoryGiB: 9.25},
+	}
+	data, err := MarshalSnapshot(s.BuildCoveringCPUAndMemory().Model, 10, jobs, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseSnapshot("written.yaml", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	res := f.Snapshot.Model.Resources
+	cpuR, memR, gpuR := slices.Index(res, "cpu"), slices.Index(res, "memory"), slices.Index(res, "nvidia.com/gpu")
+	for _, c := range []struct {
+		w               *policies.Workload
+		cpu, mem, accel policies.Qty
+		whichName       string
+	}{{f.Snapshot.Running[0].W, 16500, 9000, 4000, "job-1"}, {f.Snapshot.Pending[0], 2500, 9250, 4000, "job-2"}} {
+		pp := c.w.Req.PodSets[0].PerPod
+		if c.w.Name != c.whichName || pp[cpuR] != c.cpu || pp[memR] != c.mem || pp[gpuR] != c.accel {
+			t.Errorf("%s read back asking %v, want accelerators %d, cpu %d, memory %d (thousandths)\n%s", c.w.Name, pp, c.accel, c.cpu, c.mem, data)
+		}
+	}
+	data, err = MarshalSnapshot(s.Build().Model, 10, jobs, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "cpu") || strings.Contains(string(data), "memory") {
+		t.Errorf("a model of accelerators alone written with cpu or memory:\n%s", data)
 	}
 }

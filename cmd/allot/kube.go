@@ -546,7 +546,11 @@ func snapshotKubeUnder(k *kubeTarget, where string, policy []byte) ([]byte, erro
 	if err != nil {
 		return nil, kubeErr(err)
 	}
-	held := kube.Snapshot(cfg, jobs.Items, pods.Items)
+	ranges, err := cs.CoreV1().LimitRanges("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, kubeErr(err)
+	}
+	held := kube.Snapshot(cfg, jobs.Items, pods.Items, ranges.Items)
 	now := time.Now()
 	epoch := now
 	for _, h := range held {
@@ -557,7 +561,8 @@ func snapshotKubeUnder(k *kubeTarget, where string, policy []byte) ([]byte, erro
 	var out []scenarios.SnapshotJob
 	for _, h := range held {
 		sj := scenarios.SnapshotJob{Name: h.ID, Queue: cfg.Teams[h.Team], Priority: h.Priority, Created: h.Submitted.Sub(epoch).Seconds(),
-			Flavor: cfg.Model.FlavorIndex(h.Flavor), Want: cfg.Model.FlavorIndex(h.InstanceType), Accelerators: float64(h.Accelerators), Evicting: h.Evicting}
+			Flavor: cfg.Model.FlavorIndex(h.Flavor), Want: cfg.Model.FlavorIndex(h.InstanceType), Accelerators: float64(h.Accelerators),
+			VCPUs: h.VCPUs, MemoryGiB: h.MemoryGiB, Evicting: h.Evicting}
 		if h.Flavor != "" && sj.Flavor < 0 {
 			continue // its instance type left the fleet: the controller requeues it
 		}

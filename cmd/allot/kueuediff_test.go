@@ -44,34 +44,45 @@ type diffWorkload struct {
 	Steps  [][]string     `yaml:"steps"`
 }
 
-// diffBatch is "TEAM CLASS GPUS xCOUNT [type=T] [run=D]".
+// diffBatch is "TEAM CLASS GPUS xCOUNT [type=T] [run=D] [cpu=N]".
 type diffBatch struct {
 	team, class, itype string
 	gpus, count        int
 	run                time.Duration
+	cpu                int // the train container's vCPUs (0: not given, diffCPU)
 }
 
-var batchRE = regexp.MustCompile(`^(\S+) (\S+) (\d+) x(\d+)((?: (?:type|run)=\S+)*)$`)
+// diffCPU is the train container's vCPUs where a batch gives none.
+const diffCPU = 2
+
+var batchRE = regexp.MustCompile(`^(\S+) (\S+) (\d+) x(\d+)((?: (?:type|run|cpu)=\S+)*)$`)
 
 func parseBatch(s string) (diffBatch, error) {
 	m := batchRE.FindStringSubmatch(s)
 	if m == nil {
-		return diffBatch{}, fmt.Errorf("batch %q: want TEAM CLASS GPUS xCOUNT [type=T] [run=D]", s)
+		return diffBatch{}, fmt.Errorf("batch %q: want TEAM CLASS GPUS xCOUNT [type=T] [run=D] [cpu=N]", s)
 	}
 	b := diffBatch{team: m[1], class: m[2]}
 	b.gpus, _ = strconv.Atoi(m[3])
 	b.count, _ = strconv.Atoi(m[4])
 	for _, kv := range strings.Fields(m[5]) {
 		k, v, _ := strings.Cut(kv, "=")
-		if k == "type" {
+		switch k {
+		case "type":
 			b.itype = v
-			continue
+		case "cpu":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return diffBatch{}, fmt.Errorf("batch %q: cpu=%s: want a whole number of vCPUs, at least 1", s, v)
+			}
+			b.cpu = n
+		default:
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return diffBatch{}, fmt.Errorf("batch %q: %w", s, err)
+			}
+			b.run = d
 		}
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return diffBatch{}, fmt.Errorf("batch %q: %w", s, err)
-		}
-		b.run = d
 	}
 	return b, nil
 }
@@ -157,11 +168,14 @@ func (r *diffRecorder) quiet(d time.Duration) bool {
 // interchangeable (same team, class, size and type, created together).
 func signature(job string) string { return job[:strings.LastIndex(job, "-")] }
 
-// jobName is s<step>-<team>-<class>-<gpus>g[-<type>][-<run>]-<i>.
+// jobName is s<step>-<team>-<class>-<gpus>g[-<type>][-<cpu>c][-<run>s]-<i>.
 func jobName(step int, b diffBatch, i int) string {
 	n := fmt.Sprintf("s%d-%s-%s-%dg", step, b.team, b.class, b.gpus)
 	if b.itype != "" {
 		n += "-" + strings.ReplaceAll(strings.Split(b.itype, ".")[0], "_", "")
+	}
+	if b.cpu > 0 {
+		n += "-" + strconv.Itoa(b.cpu) + "c"
 	}
 	if b.run > 0 {
 		n += "-" + strconv.Itoa(int(b.run.Seconds())) + "s"
@@ -187,8 +201,8 @@ type diffSystem struct {
 // registered (see docs/export.md, "Differential test").
 func TestKueueDifferential(t *testing.T) {
 	files, err := filepath.Glob("testdata/kueuediff/*.yaml")
-	if err != nil || len(files) < 6 {
-		t.Fatalf("%d workloads in testdata/kueuediff, want at least 6 (%v)", len(files), err)
+	if err != nil || len(files) < 7 {
+		t.Fatalf("%d workloads in testdata/kueuediff, want at least 7 (%v)", len(files), err)
 	}
 	bin := os.Getenv(KueueBinEnv)
 	if bin == "" {
@@ -321,6 +335,13 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 	}
 
 	stopKueue := startKueue(t, c, bin, k)
+	// The teams' namespaces (the export's) get the LimitRange both runs
+	// count the sidecar by.
+	for _, n := range ns {
+		if _, err := c.Client.CoreV1().LimitRanges(n).Create(context.Background(), diffLimitRange(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got := map[string]*diffRecorder{}
 	got["kueue"] = feed(t, c, kq, steps, ns)
 	clearJobs(t, c, ns, true)
@@ -476,23 +497,51 @@ func feed(t *testing.T, c *kubetest.Cluster, sys *diffSystem, steps [][]diffBatc
 	return r
 }
 
-// diffJob is a suspended Job of one pod with the batch's GPUs; kwok runs
-// its pod, and ends it after b.run when set.
+// diffJob is a suspended Job of one pod as real ones are: an init
+// container "fetch" giving only limits (1 vCPU, 1 GiB), a container
+// "train" with the batch's GPUs, its vCPUs (diffCPU unless given) and
+// 8 GiB, requested and limited, and a container "sidecar" giving no
+// resources, for the namespace's LimitRange (diffLimitRange) to fill.
+// Both schedulers count a pod as Kueue does: the containers' sum, train's
+// request and the sidecar's defaultRequest (500m, 1 GiB), is more than
+// fetch asks (the defaultRequest too: Kueue takes a limit for a missing
+// request only after the defaults), so cpu+0.5 vCPUs and 9 GiB. kwok
+// runs the pod, and ends it after b.run when set.
 func diffJob(ns, name string, b diffBatch) *batchv1.Job {
 	ann := map[string]string{}
 	if b.run > 0 {
 		ann["kwok-sim/run-for"] = b.run.String()
 	}
-	gpus := corev1.ResourceList{kube.ResourceNVIDIA: *resource.NewQuantity(int64(b.gpus), resource.DecimalSI)}
+	cpu := b.cpu
+	if cpu == 0 {
+		cpu = diffCPU
+	}
+	train := corev1.ResourceList{kube.ResourceNVIDIA: *resource.NewQuantity(int64(b.gpus), resource.DecimalSI),
+		corev1.ResourceCPU: *resource.NewQuantity(int64(cpu), resource.DecimalSI), corev1.ResourceMemory: resource.MustParse("8Gi")}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: batchv1.JobSpec{Suspend: ptr.To(true), BackoffLimit: ptr.To(int32(0)), Template: corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Annotations: ann},
 			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, TerminationGracePeriodSeconds: ptr.To(int64(0)),
 				Tolerations: []corev1.Toleration{{Key: kubetest.FakeTaint.Key, Operator: corev1.TolerationOpEqual, Value: kubetest.FakeTaint.Value, Effect: kubetest.FakeTaint.Effect}},
-				Containers: []corev1.Container{{Name: "train", Image: "train:latest",
-					Resources: corev1.ResourceRequirements{Requests: gpus, Limits: gpus}}}}}},
+				InitContainers: []corev1.Container{{Name: "fetch", Image: "fetch:latest",
+					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}}}},
+				Containers: []corev1.Container{
+					{Name: "train", Image: "train:latest", Resources: corev1.ResourceRequirements{Requests: train, Limits: train}},
+					{Name: "sidecar", Image: "sidecar:latest"},
+				}}}},
 	}
+}
+
+// diffLimitRange is each team namespace's LimitRange: a container that
+// says nothing requests 500m and 1 GiB, and is limited to 1 vCPU and
+// 2 GiB.
+func diffLimitRange() *corev1.LimitRange {
+	return &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "defaults"}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+		Type:           corev1.LimitTypeContainer,
+		Default:        corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")},
+		DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+	}}}}
 }
 
 var workloadsGVR = schema.GroupVersionResource{Group: kueue.GroupVersion.Group, Version: kueue.GroupVersion.Version, Resource: "workloads"}

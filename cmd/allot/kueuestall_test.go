@@ -25,11 +25,12 @@ import (
 
 // kueueStalled names a pending Workload that Kueue's own rules would
 // admit at once, found once Kueue is quiet: in a BestEffortFIFO
-// ClusterQueue, it fits what the queue leaves of its nominal quota on a
-// flavor it may use, and either the nodes have the GPUs free and no other
-// ClusterQueue borrows that flavor, or its queue reclaims from any
-// priority and the free GPUs and what others borrow cover it. A working
-// Kueue leaves none; "" when there is none.
+// ClusterQueue, it fits what the queue leaves of its nominal quota, in
+// every resource it asks for, on a flavor it may use, and either the
+// nodes have the GPUs free and no other ClusterQueue borrows any of that
+// flavor, or its queue reclaims from any priority and the free GPUs and
+// what others borrow cover it. A working Kueue leaves none; "" when there
+// is none.
 func kueueStalled(ctx context.Context, t *testing.T, c *kubetest.Cluster, k *export.Kueue, nodes map[string]int) string {
 	dyn, err := dynamic.NewForConfig(c.AdminConfig())
 	if err != nil {
@@ -46,13 +47,59 @@ func kueueStalled(ctx context.Context, t *testing.T, c *kubetest.Cluster, k *exp
 			t.Fatal(err)
 		}
 	}
-	return stalledIn(wls, k, nodes)
+	ranges, err := c.Client.CoreV1().LimitRanges("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stalledIn(wls, ranges.Items, k, nodes)
 }
 
-// stalledIn is kueueStalled's rule over a list of Workloads.
-func stalledIn(wls []*kueue.Workload, k *export.Kueue, nodes map[string]int) string {
-	used := map[string]map[string]int64{} // ClusterQueue -> flavor -> GPUs held
-	total := map[string]int64{}           // flavor -> GPUs held
+// amounts is resources by name, as Kueue counts them: cpu in thousandths,
+// the rest in units (bytes of memory).
+type amounts map[corev1.ResourceName]int64
+
+func (a amounts) add(rl corev1.ResourceList) {
+	for n, q := range rl {
+		if n == corev1.ResourceCPU {
+			a[n] += q.MilliValue()
+		} else {
+			a[n] += q.Value()
+		}
+	}
+}
+
+// asked is what a pending Workload asks for, all its pods together: as
+// Kueue last counted it (status.resourceRequests, after LimitRange
+// defaults), else, where Kueue has not written it (a workload it set
+// aside as equivalent to one it had tried), its pod template counted as
+// Kueue counts it under ranges, its namespace's LimitRanges.
+func asked(w *kueue.Workload, ranges []corev1.LimitRange) amounts {
+	out := amounts{}
+	if len(w.Status.ResourceRequests) > 0 {
+		for _, r := range w.Status.ResourceRequests {
+			out.add(r.Resources)
+		}
+		return out
+	}
+	for _, ps := range w.Spec.PodSets {
+		per := amounts{}
+		per.add(kube.PodRequests(&ps.Template.Spec, ranges))
+		for n, v := range per {
+			out[n] += v * int64(ps.Count)
+		}
+	}
+	return out
+}
+
+// stalledIn is kueueStalled's rule over a list of Workloads, under the
+// cluster's LimitRanges.
+func stalledIn(wls []*kueue.Workload, ranges []corev1.LimitRange, k *export.Kueue, nodes map[string]int) string {
+	byNS := map[string][]corev1.LimitRange{}
+	for _, lr := range ranges {
+		byNS[lr.Namespace] = append(byNS[lr.Namespace], lr)
+	}
+	used := map[string]map[string]amounts{} // ClusterQueue -> flavor -> held
+	total := map[string]int64{}             // flavor -> GPUs held
 	var pending []*kueue.Workload
 	for _, w := range wls {
 		switch {
@@ -60,12 +107,15 @@ func stalledIn(wls []*kueue.Workload, k *export.Kueue, nodes map[string]int) str
 		case isTrue(w.Status.Conditions, kueue.WorkloadQuotaReserved) && w.Status.Admission != nil:
 			cq := string(w.Status.Admission.ClusterQueue)
 			if used[cq] == nil {
-				used[cq] = map[string]int64{}
+				used[cq] = map[string]amounts{}
 			}
 			for _, a := range w.Status.Admission.PodSetAssignments {
-				g := a.ResourceUsage[kube.ResourceNVIDIA]
 				f := string(a.Flavors[kube.ResourceNVIDIA])
-				used[cq][f] += g.Value()
+				if used[cq][f] == nil {
+					used[cq][f] = amounts{}
+				}
+				used[cq][f].add(a.ResourceUsage)
+				g := a.ResourceUsage[kube.ResourceNVIDIA]
 				total[f] += g.Value()
 			}
 		default:
@@ -83,20 +133,19 @@ func stalledIn(wls []*kueue.Workload, k *export.Kueue, nodes map[string]int) str
 		capacity[f.Name] = int64(nodes[typeOf[f.Name]] * 8)
 	}
 	spec := map[string]*kueue.ClusterQueue{}
-	nominal := map[string]map[string]int64{}
-	borrowed := map[string]map[string]int64{} // ClusterQueue -> flavor -> GPUs over its nominal quota
+	nominal := map[string]map[string]amounts{}  // ClusterQueue -> flavor -> nominal quota
+	borrowed := map[string]map[string]amounts{} // ClusterQueue -> flavor -> held over its nominal quota
 	for _, cq := range k.ClusterQueues {
 		spec[cq.Name] = cq
-		nominal[cq.Name] = map[string]int64{}
-		borrowed[cq.Name] = map[string]int64{}
+		nominal[cq.Name] = map[string]amounts{}
+		borrowed[cq.Name] = map[string]amounts{}
 		for _, g := range cq.Spec.ResourceGroups {
 			for _, f := range g.Flavors {
+				fl := string(f.Name)
+				nominal[cq.Name][fl], borrowed[cq.Name][fl] = amounts{}, amounts{}
 				for _, r := range f.Resources {
-					if r.Name == kube.ResourceNVIDIA {
-						fl := string(f.Name)
-						nominal[cq.Name][fl] = r.NominalQuota.Value()
-						borrowed[cq.Name][fl] = max(0, used[cq.Name][fl]-r.NominalQuota.Value())
-					}
+					nominal[cq.Name][fl].add(corev1.ResourceList{r.Name: r.NominalQuota})
+					borrowed[cq.Name][fl][r.Name] = max(0, used[cq.Name][fl][r.Name]-nominal[cq.Name][fl][r.Name])
 				}
 			}
 		}
@@ -107,25 +156,32 @@ func stalledIn(wls []*kueue.Workload, k *export.Kueue, nodes map[string]int) str
 		if q == nil || q.Spec.QueueingStrategy != kueue.BestEffortFIFO || len(w.Spec.PodSets) != 1 {
 			continue
 		}
-		ps := w.Spec.PodSets[0]
-		req := ps.Template.Spec.Containers[0].Resources.Requests[kube.ResourceNVIDIA]
-		gpus := req.Value() * int64(ps.Count)
-		pin := ps.Template.Spec.NodeSelector[export.InstanceTypeLabel]
+		req := asked(w, byNS[w.Namespace])
+		gpus := req[kube.ResourceNVIDIA]
+		pin := w.Spec.PodSets[0].Template.Spec.NodeSelector[export.InstanceTypeLabel]
 		reclaimAny := q.Spec.Preemption != nil && q.Spec.Preemption.ReclaimWithinCohort == kueue.PreemptionPolicyAny
+	flavors:
 		for _, f := range slices.Sorted(maps.Keys(nominal[cq])) {
-			nom := nominal[cq][f]
-			if pin != "" && typeOf[f] != pin || used[cq][f]+gpus > nom {
+			if pin != "" && typeOf[f] != pin {
 				continue
 			}
-			free, others := capacity[f]-total[f], int64(0)
-			for q := range borrowed {
-				if q != cq {
-					others += borrowed[q][f]
+			for r, v := range req {
+				if nom, ok := nominal[cq][f][r]; !ok || used[cq][f][r]+v > nom {
+					continue flavors
 				}
 			}
-			if others == 0 && free >= gpus || reclaimAny && free+others >= gpus {
-				return fmt.Sprintf("Kueue left %s/%s pending: its %d GPUs fit ClusterQueue %s's nominal quota of %s (%d of %d used); %d GPUs are free and other ClusterQueues borrow %d it may reclaim",
-					w.Namespace, w.Name, gpus, cq, f, used[cq][f], nom, free, others)
+			free, others, othersAny := capacity[f]-total[f], int64(0), false
+			for q := range borrowed {
+				if q != cq {
+					others += borrowed[q][f][kube.ResourceNVIDIA]
+					for _, v := range borrowed[q][f] {
+						othersAny = othersAny || v > 0
+					}
+				}
+			}
+			if !othersAny && free >= gpus || reclaimAny && free+others >= gpus {
+				return fmt.Sprintf("Kueue left %s/%s pending: its %d GPUs (and %v in all) fit ClusterQueue %s's nominal quota of %s (%d of %d GPUs used); %d GPUs are free and other ClusterQueues borrow %d it may reclaim",
+					w.Namespace, w.Name, gpus, req, cq, f, used[cq][f][kube.ResourceNVIDIA], nominal[cq][f][kube.ResourceNVIDIA], free, others)
 			}
 		}
 	}
@@ -208,9 +264,36 @@ func TestAKueueThatLeavesAFittingJobPendingIsFoundStalled(t *testing.T) {
 		{"b's room free while b waits", 4, 3, 2, 6, true},
 		{"both at their quota", 4, 4, 1, 6, false},
 	} {
-		got := stalledIn(state(tc.a, tc.b, tc.bWait, tc.aWait), k, w.Nodes)
+		got := stalledIn(state(tc.a, tc.b, tc.bWait, tc.aWait), nil, k, w.Nodes)
 		if (got != "") != tc.stalled || tc.stalled && !strings.Contains(got, "Kueue left b/") {
 			t.Errorf("%s: %q, want stalled %v", tc.name, got, tc.stalled)
+		}
+	}
+	// With b's room free, b's waiting jobs as Kueue last counted them
+	// (status.resourceRequests), or, where it has not written that, as
+	// their template asks under b's LimitRange: asking 8 GPUs and b's
+	// whole cpu quota (32 GPUs' share of p5.48xlarge's 192 vCPUs a node:
+	// 768), Kueue should have admitted one; asking a vCPU more, it
+	// rightly waits.
+	for _, tc := range []struct {
+		cpu      string
+		viaRange bool
+		stalled  bool
+	}{{"768", false, true}, {"769", false, false}, {"768", true, true}, {"769", true, false}} {
+		wls := state(4, 3, 2, 6)
+		var ranges []corev1.LimitRange
+		if tc.viaRange {
+			ranges = []corev1.LimitRange{{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "defaults"}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{
+				{Type: corev1.LimitTypeContainer, DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(tc.cpu)}}}}}}
+		}
+		for _, wl := range wls {
+			if wl.Namespace == "b" && wl.Status.Admission == nil && !tc.viaRange {
+				wl.Status.ResourceRequests = []kueue.PodSetRequest{{Name: "main", Resources: corev1.ResourceList{
+					kube.ResourceNVIDIA: resource.MustParse("8"), corev1.ResourceCPU: resource.MustParse(tc.cpu)}}}
+			}
+		}
+		if got := stalledIn(wls, ranges, k, w.Nodes); (got != "") != tc.stalled {
+			t.Errorf("b's jobs asking %s vCPUs (by their LimitRange: %v): %q, want stalled %v", tc.cpu, tc.viaRange, got, tc.stalled)
 		}
 	}
 }

@@ -28,6 +28,8 @@ type cached struct {
 	jobs  listersbatchv1.JobLister
 	pods  listerscorev1.PodLister
 	cms   listerscorev1.ConfigMapNamespaceLister
+	// ranges: the LimitRanges, whose defaults count toward a Job's request.
+	ranges listerscorev1.LimitRangeLister
 
 	mu    sync.Mutex
 	wrote map[types.UID]*batchv1.Job // the controller's writes, newer than the cache
@@ -121,6 +123,27 @@ func (c *Controller) list(ctx context.Context) ([]corev1.Node, []batchv1.Job, []
 		return nil, nil, nil, fmt.Errorf("list pods: %w", err)
 	}
 	return nodes.Items, jobs.Items, pods.Items, nil
+}
+
+// limitRanges are the cluster's LimitRanges, from the cache when there is
+// one.
+func (c *Controller) limitRanges(ctx context.Context) ([]corev1.LimitRange, error) {
+	if c.cache == nil {
+		l, err := c.Client.CoreV1().LimitRanges("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("list limitranges: %w", err)
+		}
+		return l.Items, nil
+	}
+	rs, err := c.cache.ranges.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]corev1.LimitRange, len(rs))
+	for i, r := range rs {
+		out[i] = *r
+	}
+	return out, nil
 }
 
 // policyMap is the policy ConfigMap, from the cache when there is one.

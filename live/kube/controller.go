@@ -106,6 +106,11 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	ranges, err := c.limitRanges(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	byNS := rangesByNamespace(ranges)
 	fleet, _ := FleetOf(nodes)
 	inFleet := map[string]bool{}
 	for _, t := range fleet {
@@ -157,7 +162,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Time, error) {
 			c.suspend(ctx, j, nil, "suspended: it was running without admission", "Unadmitted")
 			continue
 		}
-		spec, err := specOf(c.cfg, j, q, int64(i), at, us)
+		spec, err := specOf(c.cfg, j, byNS[j.Namespace], q, int64(i), at, us)
 		if err != nil {
 			msg := fmt.Sprintf("job %s: %v", ID(j), err)
 			if st == jsPending {

@@ -56,6 +56,9 @@ type env struct {
 	cancel context.CancelFunc
 	done   chan error
 	resync time.Duration // the controller's resync period (1 s unless set before run)
+	// configure makes the controller's Config (testPolicy unless set
+	// before run).
+	configure Configure
 }
 
 // start brings up a cluster with nodes of 8 GPUs, namespaces a, b and
@@ -99,7 +102,11 @@ func (e *env) replica(identity string) (cancel context.CancelFunc, done chan err
 		e.t.Fatal(err)
 	}
 	rec, stop := Recorder(cs)
-	ctrl := &Controller{Client: cs, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: testPolicy, Clock: live.SystemClock{}, Events: rec}
+	configure := e.configure
+	if configure == nil {
+		configure = testPolicy
+	}
+	ctrl := &Controller{Client: cs, Namespace: "allot-system", ConfigMap: "allot-policy", Configure: configure, Clock: live.SystemClock{}, Events: rec}
 	ctx, cancel := context.WithCancel(context.Background())
 	done = make(chan error, 1)
 	resync := e.resync

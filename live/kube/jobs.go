@@ -79,26 +79,6 @@ func finished(j *batchv1.Job) string {
 	return ""
 }
 
-// accelRequest is the job's accelerators: parallelism × each pod's limit
-// of the accelerator resources.
-func accelRequest(j *batchv1.Job) int {
-	per := int64(0)
-	for _, c := range j.Spec.Template.Spec.Containers {
-		for _, r := range []string{ResourceNVIDIA, ResourceNeuron} {
-			if q, ok := c.Resources.Limits[corev1.ResourceName(r)]; ok {
-				per += q.Value()
-			} else if q, ok := c.Resources.Requests[corev1.ResourceName(r)]; ok {
-				per += q.Value()
-			}
-		}
-	}
-	pods := int64(1)
-	if j.Spec.Parallelism != nil {
-		pods = int64(*j.Spec.Parallelism)
-	}
-	return int(per * pods)
-}
-
 // submitted is the job's place in its queue: the submitter's stamp, else
 // its creation (whole seconds).
 func submitted(j *batchv1.Job) time.Time {
@@ -127,8 +107,10 @@ func preemptions(j *batchv1.Job) int {
 func ID(j *batchv1.Job) string { return j.Namespace + "/" + j.Name }
 
 // View is a job as `allot jobs` shows it (spec/cli.md's fields and states).
+// Its accelerators are those its pod template asks for, without the
+// namespace's LimitRange defaults (which seldom name accelerators).
 func View(j *batchv1.Job, team string, livePods int) live.View {
-	v := live.View{ID: ID(j), Name: j.Name, Team: team, PriorityClass: j.Labels[LabelPriorityClass], Accelerators: accelRequest(j),
+	v := live.View{ID: ID(j), Name: j.Name, Team: team, PriorityClass: j.Labels[LabelPriorityClass], Accelerators: JobRequest(j, nil).Accelerators,
 		InstanceType: j.Annotations[AnnInstanceType], Submitted: submitted(j).UTC(), Preemptions: preemptions(j),
 		Reason: j.Annotations[AnnReason], Devices: []string{}, Restarts: preemptions(j)}
 	if t, ok := annTime(j, AnnStarted); ok {
@@ -200,14 +182,14 @@ func sortJobs(jobs []batchv1.Job) {
 }
 
 // SnapJob is a managed job not yet done as the core sees it: its team,
-// class value, place in the queue and, when admitted, where and since
-// when (Flavor "": waiting).
+// class value, place in the queue, request and, when admitted, where and
+// since when (Flavor "": waiting).
 type SnapJob struct {
-	ID           string
-	Team         int
-	Priority     int32
-	Submitted    time.Time
-	Accelerators int
+	ID        string
+	Team      int
+	Priority  int32
+	Submitted time.Time
+	Request
 	InstanceType string // the one it may run on ("": any)
 	Flavor       string
 	Admitted     time.Time
@@ -215,10 +197,12 @@ type SnapJob struct {
 }
 
 // Snapshot lists the managed jobs not yet done, in queue order, as a sync
-// would give them to the core; jobs of an unknown priority class are left
-// out, as the controller leaves them.
-func Snapshot(cfg *Config, jobs []batchv1.Job, pods []corev1.Pod) []SnapJob {
+// would give them to the core (their requests under ranges, the cluster's
+// LimitRanges); jobs of an unknown priority class are left out, as the
+// controller leaves them.
+func Snapshot(cfg *Config, jobs []batchv1.Job, pods []corev1.Pod, ranges []corev1.LimitRange) []SnapJob {
 	alive := LivePods(pods)
+	byNS := rangesByNamespace(ranges)
 	jobs = slices.Clone(jobs)
 	sortJobs(jobs)
 	var out []SnapJob
@@ -230,7 +214,7 @@ func Snapshot(cfg *Config, jobs []batchv1.Job, pods []corev1.Pod) []SnapJob {
 		if q < 0 || !ok || st == jsDone || st == jsUnadmitted {
 			continue
 		}
-		s := SnapJob{ID: ID(j), Team: q, Priority: prio, Submitted: submitted(j), Accelerators: accelRequest(j), InstanceType: j.Annotations[AnnInstanceType]}
+		s := SnapJob{ID: ID(j), Team: q, Priority: prio, Submitted: submitted(j), Request: JobRequest(j, byNS[j.Namespace]), InstanceType: j.Annotations[AnnInstanceType]}
 		if st == jsAdmitted || st == jsEvicting {
 			s.Flavor, s.Evicting = j.Annotations[AnnFlavor], st == jsEvicting
 			s.Admitted, _ = annTime(j, AnnAdmitted)

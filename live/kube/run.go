@@ -102,9 +102,9 @@ func (c *Controller) Run(ctx context.Context, o Options) error {
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + c.ConfigMap }))
 	cc := &cached{nodes: all.Core().V1().Nodes().Lister(), jobs: all.Batch().V1().Jobs().Lister(),
 		pods: pods.Core().V1().Pods().Lister(), cms: cms.Core().V1().ConfigMaps().Lister().ConfigMaps(c.Namespace),
-		wrote: map[types.UID]*batchv1.Job{}}
+		ranges: all.Core().V1().LimitRanges().Lister(), wrote: map[types.UID]*batchv1.Job{}}
 	for _, inf := range []cache.SharedIndexInformer{all.Batch().V1().Jobs().Informer(), all.Core().V1().Nodes().Informer(),
-		pods.Core().V1().Pods().Informer(), cms.Core().V1().ConfigMaps().Informer()} {
+		all.Core().V1().LimitRanges().Informer(), pods.Core().V1().Pods().Informer(), cms.Core().V1().ConfigMaps().Informer()} {
 		if _, err := inf.AddEventHandler(h); err != nil {
 			return err
 		}

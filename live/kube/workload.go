@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sim/allot/live"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // AnnCheckpointInterval, set by the submitter, is how often the job
@@ -18,14 +19,16 @@ import (
 const AnnCheckpointInterval = "scheduling.allot.dev/checkpoint-interval"
 
 // specOf is a managed job of team q as the core's workload sees it, its
-// times in the controller's time base (at): the queue order from its
+// request counted under ranges (its namespace's LimitRanges), its times
+// in the controller's time base (at): the queue order from its
 // submission, the run start from its current (or last) admission, the
 // checkpoint interval from its annotation. seq is its place among the
 // sync's jobs; us numbers its user under admission fair sharing (nil: off).
 // It fails only on a checkpoint interval that does not parse.
-func specOf(cfg *Config, j *batchv1.Job, q int, seq int64, at func(time.Time) float64, us *users) (live.WorkloadSpec, error) {
+func specOf(cfg *Config, j *batchv1.Job, ranges []corev1.LimitRange, q int, seq int64, at func(time.Time) float64, us *users) (live.WorkloadSpec, error) {
+	r := JobRequest(j, ranges)
 	s := live.WorkloadSpec{ID: ID(j), Seq: seq, Team: cfg.Teams[q], PriorityClass: j.Labels[LabelPriorityClass],
-		Accelerators: accelRequest(j), InstanceType: j.Annotations[AnnInstanceType], Order: at(submitted(j))}
+		Accelerators: r.Accelerators, VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, InstanceType: j.Annotations[AnnInstanceType], Order: at(submitted(j))}
 	if adm, ok := annTime(j, AnnAdmitted); ok {
 		s.RunStart = at(adm)
 	}

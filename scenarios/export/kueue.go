@@ -342,8 +342,9 @@ func (k *Kueue) warnDropped(s *scenarios.Scenario, m *policies.Model) {
 	if p.Preemption.MaxRetries >= 0 {
 		k.warn("policy.preemption.max_retries %d: Kueue requeues a preempted job without limit", p.Preemption.MaxRetries)
 	}
-	if p.Preemption.GracePeriod > 0 {
-		k.warn("policy.preemption.grace_period %s: set the Jobs' pod terminationGracePeriodSeconds; Kueue does not carry it", fmtDur(p.Preemption.GracePeriod))
+	// A pod's own default grace is 30 s: only another value needs saying.
+	if g := p.Preemption.GracePeriod; g != podDefaultGrace {
+		k.warn("policy.preemption.grace_period %s: set the Jobs' pod terminationGracePeriodSeconds (Kubernetes' default is 30s); Kueue does not carry it", fmtDur(g))
 	}
 	if p.Backfill {
 		k.warn("policy.backfill: Kueue does not backfill around a blocked head")
@@ -355,6 +356,9 @@ func (k *Kueue) warnDropped(s *scenarios.Scenario, m *policies.Model) {
 		k.warn("policy.reservations hard: exported as ClusterQueues that neither lend nor borrow only where the team says so; set lend and borrow false to keep reservations in Kueue")
 	}
 }
+
+// podDefaultGrace is Kubernetes' terminationGracePeriodSeconds default (s).
+const podDefaultGrace = 30
 
 func fmtDur(s float64) string { return (time.Duration(s) * time.Second).String() }
 

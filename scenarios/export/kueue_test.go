@@ -55,12 +55,15 @@ func TestAmazonSearchBecomesAClusterQueuePerTeamInOneCohort(t *testing.T) {
 	require.Equal(t, "ranking-prod", k.LocalQueues[0].Namespace)
 
 	require.NotNil(t, k.Config.FairSharing)
-	require.Equal(t, []string{"policy.preemption.grace_period 2m0s: set the Jobs' pod terminationGracePeriodSeconds; Kueue does not carry it"}, k.Warnings)
+	require.Equal(t, []string{"policy.preemption.grace_period 2m0s: set the Jobs' pod terminationGracePeriodSeconds (Kubernetes' default is 30s); Kueue does not carry it"}, k.Warnings)
 }
 
 func TestHyperPodLimitsBecomeBorrowingLimitsAndThePoolARootQuota(t *testing.T) {
 	k, err := ToKueue(load(t, "../hyperpod-teams.yaml"), KueueOptions{})
 	require.NoError(t, err)
+	for _, w := range k.Warnings {
+		require.NotContains(t, w, "grace_period", "30s is a pod's own default: nothing to say")
+	}
 	for _, cq := range k.ClusterQueues {
 		for _, f := range cq.Spec.ResourceGroups[0].Flavors {
 			for _, r := range f.Resources {

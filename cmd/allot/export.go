@@ -160,7 +160,7 @@ func exportHyperPod(cmd *cobra.Command, s *scenarios.Scenario, path, clusterARN,
 		}
 		return printJSON(cmd.OutOrStdout(), map[string]any{"scheduler_config": json.RawMessage(sc), "compute_quotas": quotas})
 	}
-	return writeExportFiles(cmd, outDir, files, h.Warnings)
+	return writeExportFiles(cmd, outDir, files, h.Warnings, "compute-quota-*.json")
 }
 
 // exportBatch writes the AWS Batch inputs.
@@ -190,13 +190,27 @@ func exportBatch(cmd *cobra.Command, s *scenarios.Scenario, path string, bt expo
 		}
 		return printJSON(cmd.OutOrStdout(), all)
 	}
-	return writeExportFiles(cmd, outDir, files, b.Warnings)
+	return writeExportFiles(cmd, outDir, files, b.Warnings, "quota-share-*.json")
 }
 
 // writeExportFiles writes each input as --cli-input-json and the warnings.
-func writeExportFiles(cmd *cobra.Command, outDir string, files map[string]any, warnings []string) error {
+// A per-team file of an earlier export (perTeam, a glob) that this one
+// does not write is removed, so the directory holds one export, not two.
+func writeExportFiles(cmd *cobra.Command, outDir string, files map[string]any, warnings []string, perTeam string) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
+	}
+	stale, err := filepath.Glob(filepath.Join(outDir, perTeam))
+	if err != nil {
+		return err
+	}
+	for _, p := range stale {
+		if _, ours := files[filepath.Base(p)]; !ours {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "removed %s: a team this export does not have\n", p)
+		}
 	}
 	for name, v := range files {
 		data, err := export.CLIJSON(v)

@@ -25,6 +25,15 @@ func TestExportKueueWritesObjectsConfigAndWarnings(t *testing.T) {
 	require.NotContains(t, string(conf), "kind:", "a fragment to merge, not a whole Configuration")
 	warnings, err := os.ReadFile(filepath.Join(dir, "warnings.txt"))
 	require.NoError(t, err)
+	require.Empty(t, string(warnings), "hyperpod-teams sets nothing Kueue lacks")
+	require.NotContains(t, errOut, "warning:")
+
+	dir = t.TempDir()
+	code, _, errOut = cli("export", "kueue", "../../scenarios/amazon-search.yaml", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	warnings, err = os.ReadFile(filepath.Join(dir, "warnings.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, strings.TrimSpace(string(warnings)))
 	for _, w := range strings.Split(strings.TrimSpace(string(warnings)), "\n") {
 		require.Contains(t, errOut, "warning: "+w, "each warning is on standard error too")
 	}
@@ -102,4 +111,28 @@ func TestAWSExportWarningsAreOneLinePerKind(t *testing.T) {
 		"teams[team-01, team-02, team-03, team-04, team-05, team-06, team-07, team-08, team-09, team-10, team-11, team-12, team-13, team-14, team-15, team-16, team-17, team-18, team-19, team-20]" +
 			".quota.g6e.48xlarge: Batch counts whole instances; 300 accelerators rounded up to 38 nodes",
 	}, strings.Split(strings.TrimSpace(mustRead(t, filepath.Join(dir, "warnings.txt"))), "\n"), "40 warnings before")
+}
+
+// Exporting again into the same directory leaves one export: a removed
+// team's input file goes, saying so.
+func TestExportAgainRemovesTheInputsOfTeamsNoLongerThere(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := cli("export", "aws-batch", "../../scenarios/amazon-search.yaml", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	_, err := os.Stat(filepath.Join(dir, "quota-share-ranking-prod.json"))
+	require.NoError(t, err)
+	data, err := os.ReadFile("../../scenarios/amazon-search.yaml")
+	require.NoError(t, err)
+	fewer := strings.Replace(string(data), "  - {name: ranking-prod, quota: {p5.48xlarge: 64, p4d.24xlarge: 80}, weight: 2}\n", "", 1)
+	require.NotEqual(t, string(data), fewer)
+	fewer = strings.ReplaceAll(fewer, "team: ranking-prod", "team: retrieval-prod")
+	path := filepath.Join(t.TempDir(), "fewer.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(fewer), 0o644))
+	code, _, errOut = cli("export", "aws-batch", path, "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "removed "+filepath.Join(dir, "quota-share-ranking-prod.json")+": a team this export does not have")
+	_, err = os.Stat(filepath.Join(dir, "quota-share-ranking-prod.json"))
+	require.True(t, os.IsNotExist(err), "%v", err)
+	_, err = os.Stat(filepath.Join(dir, "quota-share-retrieval-prod.json"))
+	require.NoError(t, err)
 }

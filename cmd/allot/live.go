@@ -64,8 +64,9 @@ const rootSocket = "/run/allot/allot.sock"
 // liveConfig turns a scenario (or policy file with a fleet) into the
 // controller's configuration; the fleet's devices are numbered from 0 in
 // the order of its types and nodes. A file with no fleet gets this
-// machine's devices (NVIDIA GPUs, then Neuron devices).
-func liveConfig(path string) (*live.Config, *scenarios.Live, func(string, []byte) (*live.Config, error), error) {
+// machine's devices (NVIDIA GPUs, then Neuron devices). What the file
+// warns of (a quota beyond the fleet) is printed on warn.
+func liveConfig(path string, warn io.Writer) (*live.Config, *scenarios.Live, func(string, []byte) (*live.Config, error), error) {
 	var found map[string]live.FlavorDevices
 	var fleetText string
 	discover := func() (string, error) {
@@ -87,6 +88,7 @@ func liveConfig(path string) (*live.Config, *scenarios.Live, func(string, []byte
 	if err != nil {
 		return nil, nil, nil, badInput(err)
 	}
+	warnScenarios(warn, s)
 	if fleetText == "" {
 		if fleetText, err = scenarios.FleetSection(data); err != nil {
 			return nil, nil, nil, badInput(err)

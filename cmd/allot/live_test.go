@@ -431,3 +431,26 @@ func TestLiveSnapshotGivesAllotCycleTheSameWhy(t *testing.T) {
 		t.Errorf("cycle on the snapshot: %+v; want job-%s pending with the daemon's reason %q", plan, waiting, why)
 	}
 }
+
+// live serve says what its file warns of before it starts, as sim does:
+// a quota beyond the fleet can never be used in full.
+func TestLiveServePrintsTheFilesWarnings(t *testing.T) {
+	base, err := os.ReadFile(liveConfigPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(base), "{name: prod, quota: {local-gpu: 2}}", "{name: prod, quota: {local-gpu: 40}}", 1)
+	if text == string(base) {
+		t.Fatal("prod's quota not in the file")
+	}
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	// A bad --log-format stops it after the file is read, before a store.
+	code := run([]string{"live", "serve", "--data-dir", filepath.Join(t.TempDir(), "d"), "--config", path, "--log-format", "xml"}, &o, &e)
+	if code != 2 || !strings.Contains(e.String(), "warning: "+path+":19: teams[prod].quota.local-gpu: team prod's quota of 40 local-gpu accelerators is more than the fleet's") {
+		t.Errorf("exit %d, stderr:\n%s", code, e.String())
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func newBenchDaemon(b *testing.B) *benchDaemon {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, _, _, err := liveConfig(filepath.Join("..", "..", "scenarios", "live", "two-teams.yaml"))
+	cfg, _, _, err := liveConfig(filepath.Join("..", "..", "scenarios", "live", "two-teams.yaml"), io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -124,7 +124,7 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 			if config == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
 			}
-			cfg, ls, reconfig, err := liveConfig(config)
+			cfg, ls, reconfig, err := liveConfig(config, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

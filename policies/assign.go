@@ -71,19 +71,8 @@ func (c *Core) canPreemptWhileBorrowing(q int) bool {
 
 // mayReclaimInHierarchy: a subtree below the root would hold val.
 func (c *Core) mayReclaimInHierarchy(qn, fr int, v Qty) bool {
-	t := c.tree
-	nd := &t.nodes[qn]
-	if !(t.borrowingWith(qn, fr, v) && nd.parent >= 0) {
-		return nd.parent >= 0
-	}
-	remaining := v - t.localAvailable(qn, fr)
-	for p := nd.parent; p >= 0; p = t.nodes[p].parent {
-		if !t.borrowingWith(p, fr, remaining) {
-			return t.nodes[p].parent >= 0
-		}
-		remaining -= t.localAvailable(p, fr)
-	}
-	return false
+	p := c.tree.fitsAt(qn, fr, v)
+	return p >= 0 && c.tree.nodes[p].parent >= 0
 }
 
 // accUsage is a job's usage so far in an assignment, per flavor-resource.

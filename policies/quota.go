@@ -410,26 +410,38 @@ func (t *quotaTree) borrowingWith(n, fr int, v Qty) bool {
 	return c.usage+v > c.subtree
 }
 
-// lowestSubtreeHeightThatFits is the borrowing level of taking v of fr in
-// queue node n: 0 within its own quota, else the height of the first
-// ancestor that is not over quota with it.
-func (t *quotaTree) lowestSubtreeHeightThatFits(n, fr int, v Qty) int {
-	nd := &t.nodes[n]
-	if !(t.borrowingWith(n, fr, v) && nd.parent >= 0) {
-		return 0
+// fitsAt is the walk up the cohort tree for taking v of fr in queue node
+// n: n itself when that is within its quota (or n is a root), else the
+// first ancestor not over quota with what the nodes below it cannot hold
+// themselves; -1 when none is.
+func (t *quotaTree) fitsAt(n, fr int, v Qty) int {
+	if !t.borrowingWith(n, fr, v) || t.nodes[n].parent < 0 {
+		return n
 	}
 	remaining := v - t.localAvailable(n, fr)
-	var p int
-	for p = nd.parent; p >= 0; p = t.nodes[p].parent {
+	for p := t.nodes[n].parent; p >= 0; p = t.nodes[p].parent {
 		if !t.borrowingWith(p, fr, remaining) {
-			return t.nodes[p].height
+			return p
 		}
 		remaining -= t.localAvailable(p, fr)
-		if t.nodes[p].parent < 0 {
-			break
-		}
 	}
-	return t.nodes[p].height
+	return -1
+}
+
+// lowestSubtreeHeightThatFits is the borrowing level of taking v of fr in
+// queue node n: 0 within its own quota, else the height of the first
+// ancestor that is not over quota with it (the root's when none is).
+func (t *quotaTree) lowestSubtreeHeightThatFits(n, fr int, v Qty) int {
+	switch p := t.fitsAt(n, fr, v); {
+	case p == n:
+		return 0
+	case p >= 0:
+		return t.nodes[p].height
+	}
+	for t.nodes[n].parent >= 0 {
+		n = t.nodes[n].parent
+	}
+	return t.nodes[n].height
 }
 
 // fitsInQuota reports whether usage+req stays within n's subtree quota for

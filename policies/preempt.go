@@ -47,16 +47,23 @@ func usesAny(w *Workload, frs []int) bool {
 	return false
 }
 
+// mayTake is victim eligibility, the one rule every victim search
+// applies first: w holds some of what e needs, no other preemptor has
+// claimed it (unless it is already being evicted), policy p allows e to
+// take it, and its minimum runtime does not protect it.
+func (c *Core) mayTake(e *entry, w *Workload, p PreemptPolicy) bool {
+	return usesAny(w, e.frsNeed) && !(c.isClaimed(w) && w.state != stateEvicting) && satisfies(p, e.w, w) && !c.protected(w)
+}
+
+// classify is how e may take w: never, within its own team, or from
+// another team by the hierarchy or while borrowing or not.
 func (c *Core) classify(e *entry, w *Workload, adv bool) variant {
-	if !usesAny(w, e.frsNeed) || c.isClaimed(w) && w.state != stateEvicting {
-		return vNever
-	}
 	spec := &c.m.Queues[e.q]
 	p := spec.Reclaim
 	if w.Queue == e.q {
 		p = spec.WithinQueue
 	}
-	if !satisfies(p, e.w, w) || c.protected(w) {
+	if !c.mayTake(e, w, p) {
 		return vNever
 	}
 	if w.Queue == e.q {

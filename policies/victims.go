@@ -336,7 +336,7 @@ type candFilter struct {
 func (c *Core) keep(f *candFilter, w *Workload) bool {
 	switch f.kind {
 	case filterFair:
-		return usesAny(w, f.e.frsNeed) && satisfies(f.policy, f.e.w, w) && !(c.isClaimed(w) && w.state != stateEvicting) && !c.protected(w)
+		return c.mayTake(f.e, w, f.policy)
 	default:
 		return (w.state == stateEvicting) == f.evicting && c.classify(f.e, w, f.adv) != vNever
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/sim"
 )
@@ -17,7 +18,7 @@ func benchmarkSim(b *testing.B, policy string, n int) {
 	s.Horizon = float64(n)/680*3600 + 2*86400
 	var jobs float64
 	for b.Loop() {
-		in, err := simInput(s, 1)
+		in, err := simrun.Input(s, 1)
 		if err != nil {
 			b.Fatal(err)
 		}

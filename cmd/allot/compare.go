@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
@@ -63,7 +64,7 @@ writes exactly what one machine would have.`,
 			if err != nil {
 				return err
 			}
-			warnScenarios(cmd.ErrOrStderr(), scens...)
+			simrun.Warn(cmd.ErrOrStderr(), scens...)
 			for i := range scens {
 				if scens[i], err = asEngine(cmd, scens[i], engine); err != nil {
 					return err
@@ -177,11 +178,11 @@ func runComparison(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs 
 }
 
 func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error) {
-	col, err := simulateOnce(s, seed)
+	col, err := simrun.Once(s, seed)
 	if err != nil {
 		return nil, err
 	}
-	checkObjectives(col.Summary(), s.Objectives)
+	simrun.CheckObjectives(col.Summary(), s.Objectives)
 	return reports.Contribution(seed, col.Data()), nil
 }
 

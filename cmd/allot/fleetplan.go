@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/hardware"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
@@ -465,7 +466,7 @@ func pointKey(p planner.Point) string { return fmt.Sprint([]int(p)) }
 
 // runFleet simulates one fleet on one seed and files what it says.
 func (pl *fleetPlanner) runFleet(s *scenarios.Scenario, r *fleetRun, k int) error {
-	sum, err := simulateSummary(s, pl.seeds[k])
+	sum, err := simrun.Summary(s, pl.seeds[k])
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/sim"
 	"github.com/allot-sim/allot/workload"
 )
@@ -57,7 +58,7 @@ func (c digestCase) digest() (string, error) {
 		s.Synthetic.Count = c.jobs
 		s.Horizon = float64(c.jobs)/680*3600 + 2*86400
 	}
-	in, err := simInput(s, s.Seed)
+	in, err := simrun.Input(s, s.Seed)
 	if err != nil {
 		return "", err
 	}

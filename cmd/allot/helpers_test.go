@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim"
@@ -52,7 +53,7 @@ func simulate(t *testing.T, path, policy string, seed uint64, record bool) runRe
 
 func simulateScenario(t *testing.T, s *scenarios.Scenario, seed uint64, record bool) runResult {
 	t.Helper()
-	in, err := simInput(s, seed)
+	in, err := simrun.Input(s, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/sim"
 
 	"github.com/allot-sim/allot/workload"
@@ -213,7 +214,7 @@ func TestTakingJobsInAheadChangesNoEventOrRecord(t *testing.T) {
 	}
 	var runs [2]*recorder
 	for i, ahead := range []bool{true, false} {
-		in, err := simInput(s, s.Seed)
+		in, err := simrun.Input(s, s.Seed)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/local"
 	"github.com/allot-sim/allot/scenarios"
@@ -88,7 +89,7 @@ func liveConfig(path string, warn io.Writer) (*live.Config, *scenarios.Live, fun
 	if err != nil {
 		return nil, nil, nil, badInput(err)
 	}
-	warnScenarios(warn, s)
+	simrun.Warn(warn, s)
 	if fleetText == "" {
 		if fleetText, err = scenarios.FleetSection(data); err != nil {
 			return nil, nil, nil, badInput(err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim/planner"
@@ -102,7 +103,7 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	if err != nil {
 		return err
 	}
-	warnScenarios(cmd.ErrOrStderr(), pl.base)
+	simrun.Warn(cmd.ErrOrStderr(), pl.base)
 	policyFile := ""
 	if f.policy != "" && !slices.Contains(scenarios.Kinds, f.policy) {
 		policyFile = f.policy

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/hardware"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/local"
@@ -58,7 +59,7 @@ when they disagree.`,
 			if err != nil {
 				return err
 			}
-			warnScenarios(cmd.ErrOrStderr(), s)
+			simrun.Warn(cmd.ErrOrStderr(), s)
 			jobs, err := replayJobs(s)
 			if err != nil {
 				return badInput(err)
@@ -122,7 +123,7 @@ func replayJobs(s *scenarios.Scenario) ([]workload.Job, error) {
 	case s.Policy.Backfill:
 		return nil, fmt.Errorf("%s: policy.backfill: backfill reads runtime estimates, which live jobs do not give", s.Name)
 	}
-	in, err := simInput(s, s.Seed)
+	in, err := simrun.Input(s, s.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +224,7 @@ func (d *replaySide) util(window float64) float64 { return 100 * d.busy / (d.cap
 // time: a preempted job keeps its progress and gives its nodes back at
 // once, as the sleeping jobs do.
 func simDecisions(s *scenarios.Scenario, jobs []workload.Job) (*replaySide, error) {
-	in, err := simInput(s, s.Seed)
+	in, err := simrun.Input(s, s.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +243,7 @@ func simDecisions(s *scenarios.Scenario, jobs []workload.Job) (*replaySide, erro
 		col.index[j.ID] = i
 	}
 	if err := sim.Run(in, col); err != nil {
-		return nil, placeJobError(s, err)
+		return nil, simrun.PlaceJobError(s, err)
 	}
 	d := &col.d
 	d.cap = fleetAccelerators(s)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
@@ -49,14 +50,14 @@ quota) or a policy file; --out writes the run's files.`,
 			if err != nil {
 				return err
 			}
-			warnScenarios(cmd.ErrOrStderr(), s)
+			simrun.Warn(cmd.ErrOrStderr(), s)
 			if s, err = asEngine(cmd, s, engine); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("seed") {
 				s.Seed = seed
 			}
-			in, err := simInput(s, s.Seed)
+			in, err := simrun.Input(s, s.Seed)
 			if err != nil {
 				return badInput(err)
 			}
@@ -101,13 +102,13 @@ quota) or a policy file; --out writes the run's files.`,
 			stopProf()
 			bar.done()
 			if err != nil {
-				return badInput(placeJobError(s, err))
+				return badInput(simrun.PlaceJobError(s, err))
 			}
 			if err := writeAllocs(); err != nil {
 				return err
 			}
 			sum := col.Summary()
-			allMet := checkObjectives(sum, s.Objectives)
+			allMet := simrun.CheckObjectives(sum, s.Objectives)
 			if outDir != "" {
 				if err := reports.WriteRun(outDir, col.Data()); err != nil {
 					return err

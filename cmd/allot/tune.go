@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim/planner"
@@ -357,7 +358,7 @@ func (t *tuner) evaluate(names []string, scens []*scenarios.Scenario) ([]*tuneRu
 }
 
 func (t *tuner) runOne(s *scenarios.Scenario, r *tuneRun, k int) error {
-	sum, err := simulateSummary(s, t.seeds[k])
+	sum, err := simrun.Summary(s, t.seeds[k])
 	if err != nil {
 		return err
 	}
@@ -427,7 +428,7 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	if err != nil {
 		return err
 	}
-	warnScenarios(cmd.ErrOrStderr(), t.base)
+	simrun.Warn(cmd.ErrOrStderr(), t.base)
 	digest, err := searchDigest(path, t.srcName, t.base.TracePath)
 	if err != nil {
 		return err

@@ -269,7 +269,7 @@ func (c *Core) nominateSole(e *entry) {
 		e.nWhy = 0 // reasons matter only when the job cannot go
 	}
 	e.mode = min(modeFit, best.mode)
-	old := w.nomEntry
+	old := w.kept()
 	if best.f < 0 {
 		e.assignment = c.noAsg
 		return // modeNoFit: nothing else is read

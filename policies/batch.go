@@ -131,8 +131,7 @@ func (b *batchState) active(now float64) int {
 	return n
 }
 
-func (c *Core) batchPass(now float64) {
-	b := c.batch
+func (c *Core) batchPass(b *batchState, now float64) {
 	c.cycles++
 	blocked := make([]bool, len(b.shares))
 	reserveFrac := 0.0

@@ -66,7 +66,7 @@ func targetNames(ts []target) string {
 
 // checkNomination checks that a kept nomination is the one made afresh.
 func (c *Core) checkNomination(w *Workload) {
-	kept := w.nomEntry
+	kept := w.kept()
 	e := c.spareEntry()
 	*e = entry{w: w, q: w.Queue, qn: c.tree.qNode[w.Queue]}
 	c.withOff(KeptNomination, func() { c.nominate(e) })

@@ -63,18 +63,20 @@ type Core struct {
 	// usage (admitted or reserved) since the cycle's nominations.
 	addedThisCycle bool
 	settled        settledCycle
+	// bypass is what the allotcheck build knows of the state at the last
+	// Core.changed (check.go).
+	bypass bypassCheck
 	// grown lists the latest admissions: what a remembered quick test must
 	// look at again (quickMemo).
 	grown      growthLog
 	changes    changeLog // what kept nominations, searches and quick tests check (stillholds.go)
 	took       takes     // the last search's takes, for the search memory
 	spareQuick []*quickMemo
+	spareMemos []*headMemo
 	// spareSearches holds memos of heads that left their queue.
 	spareSearches []*searchMemo
 	afs           *afsState
-	eng           engine      // the policy kind's queue and decisions (engine.go)
-	fifo          *fifoState  // the fifo engine's queue
-	batch         *batchState // the fairshare engine's shares
+	eng           engine // the policy kind's queue and decisions, with its state (engine.go)
 }
 
 type reservation struct {
@@ -277,18 +279,7 @@ func (c *Core) Submit(w *Workload) error {
 func (c *Core) enqueue(w *Workload) { c.eng.push(w) }
 
 func (c *Core) dequeue(w *Workload) {
-	if w.nomEntry != nil { // a job out of the queue is no head: its memo is reused
-		c.spareEntries = append(c.spareEntries, w.nomEntry)
-		w.nomEntry = nil
-	}
-	if w.quick != nil {
-		c.spareQuick = append(c.spareQuick, w.quick)
-		w.quick = nil
-	}
-	if m := w.searches; m != nil {
-		c.spareSearches = append(c.spareSearches, m) // cleared when taken (spareOrNew)
-		w.searches = nil
-	}
+	c.forget(w)
 	c.eng.remove(w)
 }
 
@@ -354,12 +345,7 @@ func (c *Core) commit(w *Workload, assignment [][]int, usage []frQty, pl placeme
 	c.protect(w, now)
 	w.state = stateAdmitted
 	w.waiting = false
-	c.stateVer++
-	c.grown.note(int32(w.Queue))
-	c.usageMoved(w.Queue, usage, pl.flavor)
-	if !c.queues[w.Queue].noVictims { // read only by victim searches' memories
-		c.changes.noteAdmitted(w.Queue, w.Priority, flavorBits(usage, len(c.m.Resources), pl.flavor), c.stateVer)
-	}
+	c.changed(change{kind: jobAdmitted, w: w})
 	if c.tree != nil && len(c.tree.qNode) > w.Queue {
 		c.tree.addAll(c.tree.qNode[w.Queue], usage)
 	}
@@ -388,11 +374,9 @@ func accelOf(m *Model, usage []frQty) Qty {
 	return s
 }
 
-// release undoes commit and bumps the capacity generation.
+// release undoes commit.
 func (c *Core) release(w *Workload) {
-	c.stateVer++
-	c.usageMoved(w.Queue, w.usage, w.place.flavor)
-	c.changes.released[w.Queue] = c.stateVer
+	c.changed(change{kind: jobReleased, w: w})
 	if c.tree != nil {
 		c.tree.removeAll(c.tree.qNode[w.Queue], w.usage)
 	}
@@ -404,25 +388,8 @@ func (c *Core) release(w *Workload) {
 		c.afs.release(w, c.now)
 	}
 	c.eng.released(w, c.now)
-	c.capacityFreed(w.Queue)
 	w.usage = nil
 	w.place = placement{flavor: -1, nodes: w.place.nodes[:0]}
-}
-
-func (c *Core) capacityFreed(queue int) {
-	if c.tree == nil || len(c.tree.qNode) == 0 {
-		return
-	}
-	c.gen[c.tree.rootOf[c.tree.qNode[queue]]]++
-}
-
-func (c *Core) capacityFreedAll() {
-	c.stateVer++
-	c.changes.void = c.stateVer
-	c.grown.note(-1) // quotas or nodes changed: every memo is void
-	for i := range c.gen {
-		c.gen[i]++
-	}
 }
 
 // Finish removes a job for good (completed, failed or cancelled).
@@ -452,12 +419,11 @@ func (c *Core) Requeue(w *Workload, now float64) {
 // SetNodeHealthy marks a node of a flavor up or down. Jobs on a node that
 // goes down must be requeued or finished by the caller first.
 func (c *Core) SetNodeHealthy(flavor int, node int32, up bool) {
-	c.stateVer++
-	c.changes.flavor[flavor] = c.stateVer
+	c.changed(change{kind: nodesChanged, flavor: flavor})
 	if p := c.pools[flavor]; p != nil {
 		p.setHealthy(node, up)
 		if up {
-			c.capacityFreedAll()
+			c.changed(change{kind: capacityGrown})
 		}
 	}
 }
@@ -472,7 +438,7 @@ func (c *Core) AddNodes(flavor, n int) int32 {
 	first := int32(len(p.nodes))
 	p.grow(n)
 	c.m.Flavors[flavor].Nodes += n
-	c.capacityFreedAll()
+	c.changed(change{kind: capacityGrown})
 	return first
 }
 
@@ -511,8 +477,7 @@ func (c *Core) PickNodesToRemove(flavor, n int) []int32 {
 		p.setHealthy(i, false)
 		out = append(out, i)
 	}
-	c.stateVer++
-	c.changes.flavor[flavor] = c.stateVer
+	c.changed(change{kind: nodesChanged, flavor: flavor})
 	for i := int32(len(p.nodes)) - 1; i >= 0 && len(out) < n; i-- {
 		if p.nodes[i].healthy {
 			p.setHealthy(i, false)
@@ -540,7 +505,7 @@ func (c *Core) SetQuota(queue, flavor, resource int, nominal Qty) {
 		}
 	}
 	c.tree.recompute()
-	c.capacityFreedAll()
+	c.changed(change{kind: capacityGrown})
 }
 
 // Pending counts jobs waiting in the queues.
@@ -570,7 +535,7 @@ func (c *Core) AddCohortQuota(cohort, flavor, resource int, delta Qty) {
 	nd.cells[fr].quota.Nominal = max(0, nd.cells[fr].quota.Nominal+delta)
 	nd.declared[fr] = true
 	c.tree.recompute()
-	c.capacityFreedAll()
+	c.changed(change{kind: capacityGrown})
 }
 
 // isClaimed says whether a preemptor claimed the job as a victim this cycle.

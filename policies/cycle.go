@@ -82,21 +82,22 @@ func (c *Core) quotaCycle(now float64) bool {
 	// same state (the same answer); else a fresh one, nominated, which
 	// then becomes the kept one. Processing only reads entries.
 	for _, w := range heads {
-		if reuse && w.nomEntry != nil && (w.nomVer == c.stateVer || c.on(KeptNomination) && c.tally(KeptNomination, c.stillHolds(w))) {
+		kept := w.kept()
+		if reuse && kept != nil && (w.memo.nomVer == c.stateVer || c.on(KeptNomination) && c.tally(KeptNomination, c.stillHolds(w))) {
 			if checking {
 				c.checkNomination(w)
 			}
-			w.nomVer = c.stateVer // as good as made now
-			entries = append(entries, w.nomEntry)
+			w.memo.nomVer = c.stateVer // as good as made now
+			entries = append(entries, kept)
 			continue
 		}
 		// Kept out by its own team's limits: the same outcome, not the
 		// same nomination, so it keeps the version it was made at.
-		if reuse && w.nomEntry != nil && w.nomEntry.ownLimited && c.ownLimitsHold(w) {
+		if reuse && kept != nil && kept.ownLimited && c.ownLimitsHold(w) {
 			if checking {
 				c.checkOwnLimits(w)
 			}
-			entries = append(entries, w.nomEntry)
+			entries = append(entries, kept)
 			continue
 		}
 		e := c.spareEntry()
@@ -106,10 +107,11 @@ func (c *Core) quotaCycle(now float64) bool {
 		e.ownLimited = c.ownLimitedNomination(e)
 		entries = append(entries, e)
 		if reuse {
-			if old := w.nomEntry; old != nil {
-				c.spareEntries = append(c.spareEntries, old)
+			m := c.memoOf(w)
+			if m.nom != nil {
+				c.spareEntries = append(c.spareEntries, m.nom)
 			}
-			w.nomEntry, w.nomVer = e, c.stateVer
+			m.nom, m.nomVer = e, c.stateVer
 		}
 	}
 	if !reuse { // entries kept by nobody go back after the cycle
@@ -266,8 +268,7 @@ func (c *Core) process(e *entry, now float64) bool {
 			}
 			t.w.state = stateEvicting
 			c.queues[t.w.Queue].victims.markEvicting(t.w)
-			c.stateVer++
-			c.teamChanged(t.w.Queue)
+			c.changed(change{kind: evictionBegun, w: t.w})
 			c.plan.Preempted = append(c.plan.Preempted, Preemption{W: t.w, By: w, Reason: t.reason})
 			issued = true
 		}

@@ -23,6 +23,45 @@
 //     reclaim of lent quota, fair sharing of idle capacity by dominant
 //     resource share, and fallback across compatible instance types.
 //
-// The vocabulary is Kueue's where it fits: a flavor is an instance type, a
-// queue is a team, a podset is a group of identical pods of one job.
+// # Glossary
+//
+// The vocabulary is Kueue's where it fits.
+//
+//   - flavor: an instance type (p5.48xlarge, trn1.32xlarge); its nodes form
+//     a pool (pool.go) when the model places jobs on nodes.
+//   - queue: a team (Kueue's ClusterQueue); its sub-queues hold its
+//     waiting jobs by shape and user; the order they wait in is
+//     waitsBefore (queues.go): priority, then arrival.
+//   - cohort: a group of queues and cohorts that lend each other idle
+//     quota; the quota tree (quota.go) is the cohorts and queues with
+//     their usage; a root is a cohort without a parent.
+//   - nominal quota: what a queue or cohort owns of a flavor-resource;
+//     borrowing is usage above it, within a borrowing limit and what
+//     others may lend (lending limit); withinNominal and fitsAt are the
+//     tests against it.
+//   - podset: a group of identical pods of one job; a shape is an interned
+//     request, shared by jobs that ask for the same.
+//   - head: the job a queue offers in a cycle; a nomination gives it an
+//     entry (assign.go): a flavor assignment per podset and resource
+//     group, a mode (fits, preempts, no fit) and, to preempt, its targets.
+//   - target (victim): a running job a head would preempt, with the reason
+//     (within its queue, reclaiming lent quota, fair sharing);
+//     candidates are the running jobs a search may take, in the order of
+//     the victim index (victims.go); mayTake (preempt.go) says whether
+//     one may be taken at all.
+//   - fair sharing: queues' dominant resource shares (drs.go) decide the
+//     order of heads (a tournament, tournament.go) and who loses quota.
+//   - sticky head: a head that issued preemptions and waits for its
+//     victims to stop; it is claimed over its victims meanwhile.
+//   - protection: a job that ran less than its minimum runtime may not be
+//     preempted (minruntime.go).
+//   - engine: how a policy kind queues and decides (engine.go): fifo and
+//     priority, fairshare (AWS Batch's shares), quota (Kueue's cycle).
+//   - plan: what Schedule returns: admissions, preemptions, when to wake.
+//   - state version: a counter that moves with every change the shortcuts
+//     read, only through Core.changed (invalidate.go).
+//   - shortcut: a way the core answers without computing again (Shortcut,
+//     shortcuts.go): each is a memory beside a pure rule, told of changes
+//     through Core.changed, switched off by Model.Off, and recomputed and
+//     compared on every answer in the allotcheck build (check.go).
 package policies

@@ -4,7 +4,7 @@ package policies
 // (one queue, backfill, reservations), fairshare (AWS Batch shares) and
 // quota (Kueue's cycle). The core's shared parts (the quota tree, nodes,
 // the victim index, protections) serve every engine; an engine keeps its
-// own queue and decides in schedule.
+// own queue and state and decides in schedule.
 type engine interface {
 	push(w *Workload)
 	remove(w *Workload)
@@ -22,11 +22,9 @@ type engine interface {
 func newEngine(c *Core, kind Kind) (engine, bool) {
 	switch kind {
 	case KindFIFO, KindPriority:
-		c.fifo = newFIFO(kind == KindFIFO)
-		return fifoEngine{c}, true
+		return fifoEngine{c, newFIFO(kind == KindFIFO)}, true
 	case KindFairShare:
-		c.batch = newBatch(c.m, c)
-		return batchEngine{c}, true
+		return batchEngine{c, newBatch(c.m, c)}, true
 	case KindQuota, "":
 		return quotaEngine{c}, true
 	}
@@ -34,25 +32,31 @@ func newEngine(c *Core, kind Kind) (engine, bool) {
 }
 
 // fifoEngine: fifo and priority (fifo.go).
-type fifoEngine struct{ c *Core }
+type fifoEngine struct {
+	c *Core
+	s *fifoState
+}
 
-func (e fifoEngine) push(w *Workload)                  { e.c.fifo.push(w) }
-func (e fifoEngine) remove(w *Workload)                { e.c.fifo.remove(w) }
-func (e fifoEngine) pending() int                      { return e.c.fifo.len() }
-func (e fifoEngine) schedule(now float64)              { e.c.fifoPass(now) }
+func (e fifoEngine) push(w *Workload)                  { e.s.push(w) }
+func (e fifoEngine) remove(w *Workload)                { e.s.remove(w) }
+func (e fifoEngine) pending() int                      { return e.s.len() }
+func (e fifoEngine) schedule(now float64)              { e.c.fifoPass(e.s, now) }
 func (e fifoEngine) admitted(w *Workload, now float64) {}
 func (e fifoEngine) released(w *Workload, now float64) {}
 func (e fifoEngine) oneQueue() bool                    { return true }
 
 // batchEngine: fairshare, AWS Batch's share scheduling (batch.go).
-type batchEngine struct{ c *Core }
+type batchEngine struct {
+	c *Core
+	s *batchState
+}
 
-func (e batchEngine) push(w *Workload)                  { e.c.batch.push(w) }
-func (e batchEngine) remove(w *Workload)                { e.c.batch.remove(w) }
-func (e batchEngine) pending() int                      { return e.c.batch.pending }
-func (e batchEngine) schedule(now float64)              { e.c.batchPass(now) }
-func (e batchEngine) admitted(w *Workload, now float64) { e.c.batch.admit(w, now) }
-func (e batchEngine) released(w *Workload, now float64) { e.c.batch.release(w, now) }
+func (e batchEngine) push(w *Workload)                  { e.s.push(w) }
+func (e batchEngine) remove(w *Workload)                { e.s.remove(w) }
+func (e batchEngine) pending() int                      { return e.s.pending }
+func (e batchEngine) schedule(now float64)              { e.c.batchPass(e.s, now) }
+func (e batchEngine) admitted(w *Workload, now float64) { e.s.admit(w, now) }
+func (e batchEngine) released(w *Workload, now float64) { e.s.release(w, now) }
 func (e batchEngine) oneQueue() bool                    { return true }
 
 // quotaEngine: Kueue's cycle over the teams' queues (cycle.go).

@@ -68,10 +68,10 @@ func (c *Core) startPlaced(w *Workload, pl placement, now float64) {
 	c.plan.Admitted = append(c.plan.Admitted, Admission{W: w})
 }
 
-func (c *Core) fifoPass(now float64) {
+func (c *Core) fifoPass(f *fifoState, now float64) {
 	c.cycles++
 	for {
-		h := c.fifo.q.head()
+		h := f.q.head()
 		if h == nil {
 			return
 		}
@@ -79,7 +79,7 @@ func (c *Core) fifoPass(now float64) {
 		if !ok {
 			h.lastReason = "head of the queue: waiting for room on a compatible instance type"
 			if c.m.Backfill.Enabled {
-				c.backfill(h, now)
+				c.backfill(f, h, now)
 			}
 			return
 		}
@@ -141,7 +141,7 @@ func (c *Core) shadow(h *Workload, f int, now float64) (at float64, extra Qty, o
 }
 
 // backfill starts later jobs that do not delay the blocked head h.
-func (c *Core) backfill(h *Workload, now float64) {
+func (c *Core) backfill(fs *fifoState, h *Workload, now float64) {
 	resF, shadowAt, extra := -1, math.Inf(1), Qty(0)
 	var flv [16]int
 	for _, f := range c.compatible(h, flv[:0]) {
@@ -154,7 +154,7 @@ func (c *Core) backfill(h *Workload, now float64) {
 	var start []*Workload
 	var starts []placement
 	seen := 0
-	c.fifo.q.each(func(w *Workload) bool {
+	fs.q.each(func(w *Workload) bool {
 		if w == h {
 			return true
 		}

@@ -165,7 +165,7 @@ func (c *Core) rateFlavor(ch *flavorChoice, e *entry, pi int, g *ResourceGroup, 
 	if ch.mode == modeFit {
 		return false
 	}
-	ch.frsNeed = c.keepFRs(w.nomEntry, frs)
+	ch.frsNeed = c.keepFRs(w.kept(), frs)
 	if !preemptPossible {
 		ch.mode = modeNoFit
 		return false

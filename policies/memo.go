@@ -2,6 +2,59 @@ package policies
 
 import "slices"
 
+// headMemo is what the shortcuts remember of a waiting job: its kept
+// nomination and the state version it was made at (kept-nomination,
+// own-limits), its quick tests (quick-none) and its searches by type
+// (remembered-search). It is the shortcuts' state, not the job's: a
+// Workload points to one only while it waits, and the rules never read it.
+type headMemo struct {
+	nom      *entry
+	nomVer   uint64
+	quick    *quickMemo
+	searches *searchMemo
+}
+
+// kept returns w's kept nomination, or nil.
+func (w *Workload) kept() *entry {
+	if w.memo == nil {
+		return nil
+	}
+	return w.memo.nom
+}
+
+// memoOf returns w's memories, taking a spare set for a job without.
+func (c *Core) memoOf(w *Workload) *headMemo {
+	if w.memo == nil {
+		if n := len(c.spareMemos); n > 0 {
+			w.memo = c.spareMemos[n-1]
+			c.spareMemos = c.spareMemos[:n-1]
+		} else {
+			w.memo = &headMemo{}
+		}
+	}
+	return w.memo
+}
+
+// forget hands w's memories back: a job out of the queue is no head.
+func (c *Core) forget(w *Workload) {
+	m := w.memo
+	if m == nil {
+		return
+	}
+	if m.nom != nil {
+		c.spareEntries = append(c.spareEntries, m.nom)
+	}
+	if m.quick != nil {
+		c.spareQuick = append(c.spareQuick, m.quick)
+	}
+	if m.searches != nil {
+		c.spareSearches = append(c.spareSearches, m.searches) // cleared when taken (spareOrNew)
+	}
+	*m = headMemo{}
+	c.spareMemos = append(c.spareMemos, m)
+	w.memo = nil
+}
+
 // A head is renominated whenever the cohort's state changes, and most of
 // the time it gets the same answer. keepNomination and keepTargets make the
 // answer's slices from scratch space, reusing the head's previous ones when
@@ -11,8 +64,8 @@ import "slices"
 // keepNomination turns e's scratch assignment, needed flavor-resources and
 // usage (acc) into slices the entry may keep.
 func (c *Core) keepNomination(e *entry, acc accUsage) {
-	old := e.w.nomEntry // nil for a job not nominated since it queued
-	sole := -1          // the flavor of a job with one podset in one group
+	old := e.w.kept() // nil for a job not nominated since it queued
+	sole := -1        // the flavor of a job with one podset in one group
 	if a := e.assignment; len(a) == 1 && len(a[0]) == 1 {
 		sole = a[0][0]
 	}
@@ -62,7 +115,7 @@ func (c *Core) keepFRs(old *entry, frs []int) []int {
 // keepTargets returns targets (scratch) as a slice the caller may keep:
 // w's last nominated targets when equal, else a copy.
 func keepTargets(w *Workload, targets []target) []target {
-	if old := w.nomEntry; old != nil && slices.Equal(old.targets, targets) {
+	if old := w.kept(); old != nil && slices.Equal(old.targets, targets) {
 		return old.targets
 	}
 	return slices.Clone(targets)

@@ -98,13 +98,7 @@ func (c *Core) protectionEnded(w *Workload) {
 			l.unprot = w
 		}
 	}
-	c.stateVer++
-	c.grown.note(int32(w.Queue))
-	c.usageMoved(w.Queue, w.usage, w.place.flavor)
-	if !c.queues[w.Queue].noVictims {
-		c.changes.noteAdmitted(w.Queue, w.Priority, flavorBits(w.usage, len(c.m.Resources), w.place.flavor), c.stateVer)
-	}
-	c.capacityFreed(w.Queue)
+	c.changed(change{kind: protectionEnded, w: w})
 }
 
 // nextExpiry is when the next protection of a running job ends.

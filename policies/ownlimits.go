@@ -34,7 +34,7 @@ func (c *Core) ownLimitsHold(w *Workload) bool {
 		return false
 	}
 	ch := &c.changes
-	return c.tally(OwnLimits, ch.void <= w.nomVer && ch.team[w.Queue] <= w.nomVer)
+	return c.tally(OwnLimits, ch.void <= w.memo.nomVer && ch.team[w.Queue] <= w.memo.nomVer)
 }
 
 // ownLimitedNomination says whether a fresh nomination qualifies. Under

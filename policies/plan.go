@@ -58,6 +58,9 @@ func (p *Plan) reset() {
 // returns what to start and what to preempt.
 func (c *Core) Schedule(now float64) *Plan {
 	c.now = now
+	if checking {
+		c.checkNoBypass(scheduleStart{})
+	}
 	c.plan.reset()
 	c.expireProtections(now)
 	c.eng.schedule(now)

@@ -26,6 +26,7 @@ type queueState struct {
 	sticky   *Workload // issued preemptions and waits for them
 	pending  int
 	admitted []*Workload
+	seqSum   uint64 // the allotcheck build's sum of the admitted jobs' hashed Seqs (stateDigest)
 	victims  victimIndex
 	// sizes counts running jobs by their usage of each flavor-resource,
 	// smallest first.
@@ -161,6 +162,9 @@ func (q *queueState) remove(w *Workload, firstCome bool) {
 func (q *queueState) addAdmitted(w *Workload, nR int) {
 	w.queuePos = int32(len(q.admitted))
 	q.admitted = append(q.admitted, w)
+	if checking {
+		q.seqSum += uint64(w.Seq)*0x9e3779b97f4a7c15 + 1
+	}
 	if q.noVictims {
 		return
 	}
@@ -184,6 +188,9 @@ func (q *queueState) removeAdmitted(w *Workload) {
 	q.admitted[last] = nil
 	q.admitted = q.admitted[:last]
 	w.queuePos = -1
+	if checking {
+		q.seqSum -= uint64(w.Seq)*0x9e3779b97f4a7c15 + 1
+	}
 	if q.noVictims {
 		return
 	}

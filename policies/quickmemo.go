@@ -92,10 +92,10 @@ func (g *growthLog) note(q int32) {
 // victims: its last one ended at the quick test, its team is unchanged, and
 // no team admitted to since could now lose a job.
 func (c *Core) quickSaysNone(e *entry, strategies []FairStrategy) bool {
-	m := e.w.quick
-	if m == nil {
+	if e.w.memo == nil || e.w.memo.quick == nil {
 		return false
 	}
+	m := e.w.memo.quick
 	i := m.find(e.flavor)
 	if i < 0 || c.changes.team[e.q] > m.since[i] || !m.need[i].is(e.frsNeed) {
 		return false
@@ -133,10 +133,11 @@ func (c *Core) rememberNone(e *entry) {
 	if !c.tree.amongSiblings(e.qn) || !e.w.shape.generic || len(c.m.Queues[e.q].Groups) != 1 || e.flavor < 0 {
 		return // one podset of one group only: its usage on a flavor is fixed
 	}
-	m := e.w.quick
+	hm := c.memoOf(e.w)
+	m := hm.quick
 	if m == nil {
 		m = spareOrNew(&c.spareQuick)
-		e.w.quick = m
+		hm.quick = m
 	}
 	if i := m.slot(e.flavor); i >= 0 {
 		m.grown[i], m.since[i] = c.grown.n, c.stateVer

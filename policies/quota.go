@@ -56,12 +56,13 @@ type frCell struct {
 }
 
 type quotaTree struct {
-	nodes  []treeNode
-	nRes   int
-	nFR    int
-	qNode  []int // queue index -> node index
-	cNode  []int // cohort index -> node index
-	rootOf []int // node -> root node
+	recomputed uint64 // the allotcheck build's count of recomputes (stateDigest)
+	nodes      []treeNode
+	nRes       int
+	nFR        int
+	qNode      []int // queue index -> node index
+	cNode      []int // cohort index -> node index
+	rootOf     []int // node -> root node
 	// over[fr] has bit qi set while queue qi uses more of fr than its
 	// subtree quota, so a search lists the teams it may reclaim from
 	// without looking at every team.
@@ -170,6 +171,9 @@ func (t *quotaTree) computeHeight(n int) int {
 // recompute rebuilds subtree and reserved quota bottom-up and re-aggregates
 // cohort usage from queue usage; used at start and after a quota change.
 func (t *quotaTree) recompute() {
+	if checking {
+		t.recomputed++
+	}
 	for _, r := range t.roots() {
 		t.recomputeNode(r)
 	}

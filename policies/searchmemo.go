@@ -157,10 +157,10 @@ func (c *Core) searchMemoOn(e *entry, f int) bool {
 // could lead it anywhere else; or its takes replayed, when the room has
 // changed and no change could lead it anywhere else.
 func (c *Core) knownSearch(e, sub *entry, f int) ([]target, bool) {
-	m := e.w.searches
-	if m == nil {
+	if e.w.memo == nil || e.w.memo.searches == nil {
 		return nil, false
 	}
+	m := e.w.memo.searches
 	i := m.find(f)
 	if i < 0 {
 		return nil, false
@@ -247,10 +247,11 @@ func (c *Core) changedTeamsLeadNowhere(v uint64, e *entry, f int, k *takes, ownG
 
 // rememberSearch records e's search on type f, made in the state as it is.
 func (c *Core) rememberSearch(e *entry, f int, targets []target) {
-	m := e.w.searches
+	hm := c.memoOf(e.w)
+	m := hm.searches
 	if m == nil {
 		m = spareOrNew(&c.spareSearches)
-		e.w.searches = m
+		hm.searches = m
 	}
 	if i := m.slot(f); i >= 0 {
 		m.ver[i], m.targets[i] = c.stateVer, targets

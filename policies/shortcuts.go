@@ -101,6 +101,9 @@ func (c *Core) on(s Shortcut) bool { return !c.off.Has(s) }
 
 // tally counts one asking of shortcut s and passes its answer through.
 func (c *Core) tally(s Shortcut, hit bool) bool {
+	if checking {
+		c.checkNoBypass(s)
+	}
 	if hit {
 		c.counts.Hits[s]++
 	} else {

@@ -71,15 +71,10 @@ func newChangeLog(queues, flavors int) changeLog {
 		released: make([]uint64, queues), admitted: make([][]prioVer, queues*flavors)}
 }
 
-// teamChanged records a change to queue q's jobs that moves no usage (an
-// eviction begun).
-func (c *Core) teamChanged(q int) { c.changes.note(q, c.stateVer) }
-
 // usageMoved records an admission or a release of queue q's: usage lists
 // the flavor-resources it moved on, and placed the type of nodes it took
-// or gave back (-1: none).
-func (c *Core) usageMoved(q int, usage []frQty, placed int) {
-	v := c.stateVer
+// or gave back (-1: none), at version v.
+func (c *Core) usageMoved(q int, usage []frQty, placed int, v uint64) {
 	ch := &c.changes
 	ch.note(q, v)
 	nR := len(c.m.Resources)
@@ -92,10 +87,10 @@ func (c *Core) usageMoved(q int, usage []frQty, placed int) {
 }
 
 // stillHolds says whether w's kept nomination, made at state version
-// w.nomVer, is the one a nomination now would make.
+// w.memo.nomVer, is the one a nomination now would make.
 func (c *Core) stillHolds(w *Workload) bool {
 	types, ok := c.typesOf(w)
-	return ok && c.unchangedSince(w.nomVer, w.Queue, types, false)
+	return ok && c.unchangedSince(w.memo.nomVer, w.Queue, types, false)
 }
 
 // unchangedSince says whether nothing a nomination of a head of queue q

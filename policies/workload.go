@@ -133,11 +133,8 @@ type Workload struct {
 	assignment [][]int // podset -> group -> flavor (admitted)
 	lastReason string
 	aside      *setAside // why it could not go, formatted on demand
-	nomEntry   *entry
-	nomVer     uint64
-	quick      *quickMemo
-	searches   *searchMemo
-	types      uint64 // the types it may take, as bits (typesOf)
+	memo       *headMemo // the shortcuts' memories while it waits (memo.go); no rule reads it
+	types      uint64    // the types it may take, as bits (typesOf)
 	batchTerm  float64
 	batchRef   float64
 }

@@ -4,12 +4,15 @@
 # shortcut (policies/check.go), over every shipped scenario and over cuts
 # of the 1M benchmark and the stress family (CHECK_COUNT jobs, 20,000 by
 # default; "full" runs them whole, as make bench does with BENCH_CHECK=1).
-# Two runs at a time; the first failure stops it with the panic's message.
+# The core's tests built the same way run first. Two runs at a time; the first failure stops it with the panic's message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT=${CHECK_COUNT:-20000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The core's own tests under the check build: the twins, and a state
+# change that bypasses Core.changed, which the check must catch.
+go test -count=1 -tags allotcheck ./policies/...
 go build -tags allotcheck -o "$tmp/allot-check" ./cmd/allot
 files=(scenarios/*.yaml)
 if [ "$COUNT" = full ]; then

@@ -251,31 +251,7 @@ const (
 // kueueDiff feeds a workload to Kueue and to allot and compares their
 // decisions, logging each step's.
 func kueueDiff(t *testing.T, bin, file string) diffResult {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w diffWorkload
-	if err := yaml.Unmarshal(data, &w); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	var steps [][]diffBatch
-	jobs := 0
-	for _, st := range w.Steps {
-		var bs []diffBatch
-		for _, s := range st {
-			b, err := parseBatch(s)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			bs = append(bs, b)
-			jobs += b.count
-		}
-		steps = append(steps, bs)
-	}
-	if jobs < 30 {
-		t.Fatalf("%s: %d jobs, want at least 30", file, jobs)
-	}
+	w, steps, jobs := readDiffWorkload(t, file)
 	c := kubetest.Start(t)
 	types := slices.Sorted(func(yield func(string) bool) {
 		for k := range w.Nodes {
@@ -350,6 +326,48 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 	got["allot"] = feed(t, c, al, steps, ns)
 	stopAllot()
 
+	result, report := compareDiff(w, steps, got)
+	t.Logf("%s: %d jobs, %d steps\n%s", filepath.Base(file), jobs, len(steps), report)
+	if result != diffSame || testing.Verbose() {
+		t.Logf("their events:\nkueue:\n%s\nallot:\n%s", strings.Join(got["kueue"].log, "\n"), strings.Join(got["allot"].log, "\n"))
+	}
+	return result
+}
+
+// readDiffWorkload reads a workload file: its steps of batches and how
+// many jobs they hold (at least 30).
+func readDiffWorkload(t *testing.T, file string) (diffWorkload, [][]diffBatch, int) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w diffWorkload
+	if err := yaml.Unmarshal(data, &w); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var steps [][]diffBatch
+	jobs := 0
+	for _, st := range w.Steps {
+		var bs []diffBatch
+		for _, s := range st {
+			b, err := parseBatch(s)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			bs = append(bs, b)
+			jobs += b.count
+		}
+		steps = append(steps, bs)
+	}
+	if jobs < 30 {
+		t.Fatalf("%s: %d jobs, want at least 30", file, jobs)
+	}
+	return w, steps, jobs
+}
+
+// compareDiff compares each step's sorted events, Kueue's and allot's,
+// and reports each step's events and each difference, explained or not.
+func compareDiff(w diffWorkload, steps [][]diffBatch, got map[string]*diffRecorder) (diffResult, string) {
 	var report strings.Builder
 	stale := got["kueue"].stalledFrom
 	result := diffSame
@@ -377,11 +395,7 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 		}
 		fmt.Fprintf(&report, "  %s: kueue %v\n           allot %v\n", why, counted(a), counted(b))
 	}
-	t.Logf("%s: %d jobs, %d steps\n%s", filepath.Base(file), jobs, len(steps), report.String())
-	if result != diffSame || testing.Verbose() {
-		t.Logf("their events:\nkueue:\n%s\nallot:\n%s", strings.Join(got["kueue"].log, "\n"), strings.Join(got["allot"].log, "\n"))
-	}
-	return result
+	return result, report.String()
 }
 
 // transientExplains says why the sorted events of one step, kueue and

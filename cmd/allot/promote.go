@@ -18,21 +18,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// promoteFlags are allot promote's flags.
+type promoteFlags struct {
+	to     string
+	dryRun bool
+	asJSON bool
+	socket string
+	kt     kubeTarget
+	outDir string
+	apply  bool
+	kopt   export.KueueOptions
+	et     struct {
+		clusterARN string
+		batch      export.BatchTarget
+	}
+}
+
+// newPromoteCmd is allot promote: the flags, then promoteLive or
+// promoteExport by --to.
 func newPromoteCmd() *cobra.Command {
-	var (
-		to     string
-		dryRun bool
-		asJSON bool
-		socket string
-		kt     kubeTarget
-		outDir string
-		apply  bool
-		kopt   export.KueueOptions
-		et     struct {
-			clusterARN string
-			batch      export.BatchTarget
-		}
-	)
+	var f promoteFlags
 	cmd := &cobra.Command{
 		Use:   "promote POLICY --to live [--dry-run]",
 		Short: "Put a policy file into production: a running daemon or the Kubernetes controller",
@@ -69,97 +74,73 @@ real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch to {
+			switch f.to {
 			case "live":
+				return promoteLive(cmd, args[0], &f)
 			case "kueue", "hyperpod", "aws-batch":
-				if outDir == "" {
-					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--to %s writes the export: give -o DIR", to)}
-				}
-				args := []string{"export", to, args[0], "-o", outDir}
-				for flag, v := range map[string]string{"cluster-arn": et.clusterARN, "region": et.batch.Region, "account-id": et.batch.Account,
-					"compute-environment": et.batch.ComputeEnvironment, "service-environment": et.batch.ServiceEnvironment} {
-					if v != "" {
-						args = append(args, "--"+flag, v)
-					}
-				}
-				if kopt.AcceleratorsOnly {
-					args = append(args, "--accelerators-only")
-				}
-				if code := run(args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
-					return &exitCode{code}
-				}
-				if !apply {
-					fmt.Fprintf(cmd.OutOrStdout(), "wrote the %s export to %s; apply it with the engine's own tools (docs/export.md), or --apply for kueue\n", to, outDir)
-					return nil
-				}
-				if to != "kueue" {
-					return badInput(fmt.Errorf("--apply: only --to kueue applies to a cluster; apply %s's inputs with the AWS CLI", to))
-				}
-				s, err := export.Load(args[2])
-				if err != nil {
-					return badInput(err)
-				}
-				k, err := export.ToKueue(s, kopt)
-				if err != nil {
-					return badInput(err)
-				}
-				return applyKueue(cmd.OutOrStdout(), &kt, k, dryRun)
+				return promoteExport(cmd, args[0], &f)
 			default:
-				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--to %q: want live, kueue, hyperpod or aws-batch", to)}
+				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--to %q: want live, kueue, hyperpod or aws-batch", f.to)}
 			}
-			data, err := os.ReadFile(args[0])
-			if err != nil {
-				return badInput(err)
-			}
-			if on, err := kt.on(cmd); err != nil {
-				return err
-			} else if on {
-				return promoteKube(cmd, &kt, args[0], data, dryRun, asJSON)
-			}
-			c := live.NewClient(socketPath(socket))
-			req := live.PolicyRequest{Name: args[0], Policy: string(data)}
-			var preview live.PolicyResponse
-			if err := c.Do("POST", "/v1/policy", req, &preview); err != nil {
-				return clientErr(err)
-			}
-			if !asJSON {
-				printPromotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
-			}
-			if dryRun {
-				if asJSON {
-					return printJSON(cmd.OutOrStdout(), preview)
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")
-				return nil
-			}
-			req.Apply = true
-			var applied live.PolicyResponse
-			if err := c.Do("POST", "/v1/policy", req, &applied); err != nil {
-				return clientErr(err)
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), applied)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "applied: the daemon now runs %s; no job was stopped or restarted by the change itself\n", applied.NewID)
-			return nil
 		},
 	}
-	cmd.Flags().StringVar(&to, "to", "", "where to: live, kueue, hyperpod or aws-batch")
-	cmd.Flags().StringVarP(&outDir, "output", "o", "", "with --to kueue, hyperpod or aws-batch: the directory the export goes to")
-	cmd.Flags().BoolVar(&apply, "apply", false, "with --to kueue: server-side apply the objects to the cluster of the kubeconfig (a dry run and its changes first; with --dry-run, only that)")
-	cmd.Flags().BoolVar(&kopt.AcceleratorsOnly, "accelerators-only", false, "with --to kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (as allot export kueue --accelerators-only)")
-	cmd.Flags().StringVar(&et.clusterARN, "cluster-arn", "", "with --to hyperpod: the HyperPod cluster's ARN")
-	cmd.Flags().StringVar(&et.batch.Region, "region", "", "with --to aws-batch: the region")
-	cmd.Flags().StringVar(&et.batch.Account, "account-id", "", "with --to aws-batch: the account")
-	cmd.Flags().StringVar(&et.batch.ComputeEnvironment, "compute-environment", "", "with --to aws-batch: the compute environment")
-	cmd.Flags().StringVar(&et.batch.ServiceEnvironment, "service-environment", "", "with --to aws-batch and quota shares: the service environment")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show how decisions would change, and change nothing")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions under both policies as JSON")
-	addSocketFlag(cmd, &socket)
-	addBackendFlags(cmd, &kt)
-	addPolicyFlag(cmd, &kt)
+	cmd.Flags().StringVar(&f.to, "to", "", "where to: live, kueue, hyperpod or aws-batch")
+	cmd.Flags().StringVarP(&f.outDir, "output", "o", "", "with --to kueue, hyperpod or aws-batch: the directory the export goes to")
+	cmd.Flags().BoolVar(&f.apply, "apply", false, "with --to kueue: server-side apply the objects to the cluster of the kubeconfig (a dry run and its changes first; with --dry-run, only that)")
+	cmd.Flags().BoolVar(&f.kopt.AcceleratorsOnly, "accelerators-only", false, "with --to kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (as allot export kueue --accelerators-only)")
+	cmd.Flags().StringVar(&f.et.clusterARN, "cluster-arn", "", "with --to hyperpod: the HyperPod cluster's ARN")
+	cmd.Flags().StringVar(&f.et.batch.Region, "region", "", "with --to aws-batch: the region")
+	cmd.Flags().StringVar(&f.et.batch.Account, "account-id", "", "with --to aws-batch: the account")
+	cmd.Flags().StringVar(&f.et.batch.ComputeEnvironment, "compute-environment", "", "with --to aws-batch: the compute environment")
+	cmd.Flags().StringVar(&f.et.batch.ServiceEnvironment, "service-environment", "", "with --to aws-batch and quota shares: the service environment")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show how decisions would change, and change nothing")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the decisions under both policies as JSON")
+	addSocketFlag(cmd, &f.socket)
+	addBackendFlags(cmd, &f.kt)
+	addPolicyFlag(cmd, &f.kt)
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
+}
+
+// promoteLive shows how the policy at path would decide beside the
+// current one on a running daemon, or on the Kubernetes controller, and
+// unless --dry-run puts it in place.
+func promoteLive(cmd *cobra.Command, path string, f *promoteFlags) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return badInput(err)
+	}
+	if on, err := f.kt.on(cmd); err != nil {
+		return err
+	} else if on {
+		return promoteKube(cmd, &f.kt, path, data, f.dryRun, f.asJSON)
+	}
+	c := live.NewClient(socketPath(f.socket))
+	req := live.PolicyRequest{Name: path, Policy: string(data)}
+	var preview live.PolicyResponse
+	if err := c.Do("POST", "/v1/policy", req, &preview); err != nil {
+		return clientErr(err)
+	}
+	if !f.asJSON {
+		printPromotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
+	}
+	if f.dryRun {
+		if f.asJSON {
+			return printJSON(cmd.OutOrStdout(), preview)
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")
+		return nil
+	}
+	req.Apply = true
+	var applied live.PolicyResponse
+	if err := c.Do("POST", "/v1/policy", req, &applied); err != nil {
+		return clientErr(err)
+	}
+	if f.asJSON {
+		return printJSON(cmd.OutOrStdout(), applied)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "applied: the daemon now runs %s; no job was stopped or restarted by the change itself\n", applied.NewID)
+	return nil
 }
 
 // printPromotion shows how one scheduling pass decides under each policy,

@@ -20,19 +20,23 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// simFlags are allot sim's flags.
+type simFlags struct {
+	policy    string
+	seed      uint64
+	asJSON    bool
+	outDir    string
+	stats     bool
+	off       string
+	reference bool
+	cpuProf   string
+	memProf   string
+	engine    string
+}
+
+// newSimCmd is allot sim: the flags, then runSim.
 func newSimCmd() *cobra.Command {
-	var (
-		policy    string
-		seed      uint64
-		asJSON    bool
-		outDir    string
-		stats     bool
-		off       string
-		reference bool
-		cpuProf   string
-		memProf   string
-		engine    string
-	)
+	var f simFlags
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
 		Short: "Simulate one scenario and print its run summary",
@@ -46,106 +50,112 @@ quota) or a policy file; --out writes the run's files.`,
   allot sim scenarios/amazon-search.yaml --engine hyperpod`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := loadScenario(args[0], policy)
-			if err != nil {
-				return err
-			}
-			simrun.Warn(cmd.ErrOrStderr(), s)
-			if s, err = asEngine(cmd, s, engine); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("seed") {
-				s.Seed = seed
-			}
-			in, err := simrun.Input(s, s.Seed)
-			if err != nil {
-				return badInput(err)
-			}
-			defer in.Source.Close()
-			in.Model.Reference = reference
-			if in.Model.Off, err = policies.ParseShortcuts(off); err != nil {
-				return badInput(fmt.Errorf("--off: %w", err))
-			}
-			if reference {
-				in.Model.Off = policies.AllShortcuts
-			}
-			var counts policies.ShortcutCounts
-			in.ShortcutCounts = &counts
-			bar := newProgress(cmd.ErrOrStderr(), asJSON, "simulating")
-			in.Progress = func(now float64) {
-				bar.update(now/s.Horizon, fmtDays(now)+" of "+fmtDays(s.Horizon))
-			}
-			col := reports.NewCollector()
-			var sink workload.Sink = col
-			if outDir != "" {
-				if err := os.MkdirAll(outDir, 0o755); err != nil {
-					return err
-				}
-				jw, err := reports.NewJobsWriter(filepath.Join(outDir, reports.JobsFile))
-				if err != nil {
-					return err
-				}
-				sink = workload.Tee(col, jw)
-			}
-			stopProf, err := startCPUProfile(cpuProf)
-			if err != nil {
-				return err
-			}
-			writeAllocs, err := openAllocProfile(memProf)
-			if err != nil {
-				stopProf()
-				return err
-			}
-			async := workload.NewAsyncSink(sink) // collection runs on a core of its own
-			err = sim.Run(in, async)
-			async.Stop()
-			stopProf()
-			bar.done()
-			if err != nil {
-				return badInput(simrun.PlaceJobError(s, err))
-			}
-			if err := writeAllocs(); err != nil {
-				return err
-			}
-			sum := col.Summary()
-			allMet := simrun.CheckObjectives(sum, s.Objectives)
-			if outDir != "" {
-				if err := reports.WriteRun(outDir, col.Data()); err != nil {
-					return err
-				}
-				if !asJSON {
-					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s,%s}\n", dirPrefix(outDir), reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
-				}
-			}
-			if stats { // after the outputs, so peak memory includes them
-				printStats(cmd.ErrOrStderr(), s.Name, sum)
-				printShortcuts(cmd.ErrOrStderr(), &counts, in.Model.Off)
-			}
-			if asJSON {
-				if err := printJSON(cmd.OutOrStdout(), sum); err != nil {
-					return err
-				}
-			} else {
-				printSummary(cmd.OutOrStdout(), sum)
-			}
-			if !allMet {
-				return unmetObjectives(sum.Objectives)
-			}
-			return nil
+			return runSim(cmd, args[0], &f)
 		},
 	}
-	cmd.Flags().StringVar(&policy, "policy", "", "policy kind (fifo, priority, fairshare, quota) or policy file to use instead of the scenario's")
+	cmd.Flags().StringVar(&f.policy, "policy", "", "policy kind (fifo, priority, fairshare, quota) or policy file to use instead of the scenario's")
 	// No default value of its own: cobra would print it beside the one named.
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: the scenario's sim.seed)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
-	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the run's files into")
-	cmd.Flags().BoolVar(&reference, "reference", false, "turn off the core's shortcuts (docs/performance.md lists those it covers): the same decisions, slower")
-	cmd.Flags().BoolVar(&stats, "stats", false, "print speed and peak memory as one BENCH line, each core shortcut's hits and misses as SHORTCUT lines, and the core's work as a WORK line, on standard error")
-	cmd.Flags().StringVar(&off, "off", "", "turn off the core's shortcuts named (comma-separated; docs/performance.md lists them): the same decisions")
-	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
-	addEngineFlag(cmd, &engine)
-	cmd.Flags().StringVar(&memProf, "memprofile", "", "write a Go allocation profile of the simulation to this file (go tool pprof -sample_index=alloc_space)")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "random seed (default: the scenario's sim.seed)")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the summary as one JSON object")
+	cmd.Flags().StringVar(&f.outDir, "out", "", "directory to write the run's files into")
+	cmd.Flags().BoolVar(&f.reference, "reference", false, "turn off the core's shortcuts (docs/performance.md lists those it covers): the same decisions, slower")
+	cmd.Flags().BoolVar(&f.stats, "stats", false, "print speed and peak memory as one BENCH line, each core shortcut's hits and misses as SHORTCUT lines, and the core's work as a WORK line, on standard error")
+	cmd.Flags().StringVar(&f.off, "off", "", "turn off the core's shortcuts named (comma-separated; docs/performance.md lists them): the same decisions")
+	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
+	addEngineFlag(cmd, &f.engine)
+	cmd.Flags().StringVar(&f.memProf, "memprofile", "", "write a Go allocation profile of the simulation to this file (go tool pprof -sample_index=alloc_space)")
 	return cmd
+}
+
+// runSim simulates the scenario at path and prints its summary: exit 1
+// when an objective is not met.
+func runSim(cmd *cobra.Command, path string, f *simFlags) error {
+	s, err := loadScenario(path, f.policy)
+	if err != nil {
+		return err
+	}
+	simrun.Warn(cmd.ErrOrStderr(), s)
+	if s, err = asEngine(cmd, s, f.engine); err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("seed") {
+		s.Seed = f.seed
+	}
+	in, err := simrun.Input(s, s.Seed)
+	if err != nil {
+		return badInput(err)
+	}
+	defer in.Source.Close()
+	in.Model.Reference = f.reference
+	if in.Model.Off, err = policies.ParseShortcuts(f.off); err != nil {
+		return badInput(fmt.Errorf("--off: %w", err))
+	}
+	if f.reference {
+		in.Model.Off = policies.AllShortcuts
+	}
+	var counts policies.ShortcutCounts
+	in.ShortcutCounts = &counts
+	bar := newProgress(cmd.ErrOrStderr(), f.asJSON, "simulating")
+	in.Progress = func(now float64) {
+		bar.update(now/s.Horizon, fmtDays(now)+" of "+fmtDays(s.Horizon))
+	}
+	col := reports.NewCollector()
+	var sink workload.Sink = col
+	if f.outDir != "" {
+		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
+			return err
+		}
+		jw, err := reports.NewJobsWriter(filepath.Join(f.outDir, reports.JobsFile))
+		if err != nil {
+			return err
+		}
+		sink = workload.Tee(col, jw)
+	}
+	stopProf, err := startCPUProfile(f.cpuProf)
+	if err != nil {
+		return err
+	}
+	writeAllocs, err := openAllocProfile(f.memProf)
+	if err != nil {
+		stopProf()
+		return err
+	}
+	async := workload.NewAsyncSink(sink) // collection runs on a core of its own
+	err = sim.Run(in, async)
+	async.Stop()
+	stopProf()
+	bar.done()
+	if err != nil {
+		return badInput(simrun.PlaceJobError(s, err))
+	}
+	if err := writeAllocs(); err != nil {
+		return err
+	}
+	sum := col.Summary()
+	allMet := simrun.CheckObjectives(sum, s.Objectives)
+	if f.outDir != "" {
+		if err := reports.WriteRun(f.outDir, col.Data()); err != nil {
+			return err
+		}
+		if !f.asJSON {
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s,%s}\n", dirPrefix(f.outDir), reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
+		}
+	}
+	if f.stats { // after the outputs, so peak memory includes them
+		printStats(cmd.ErrOrStderr(), s.Name, sum)
+		printShortcuts(cmd.ErrOrStderr(), &counts, in.Model.Off)
+	}
+	if f.asJSON {
+		if err := printJSON(cmd.OutOrStdout(), sum); err != nil {
+			return err
+		}
+	} else {
+		printSummary(cmd.OutOrStdout(), sum)
+	}
+	if !allMet {
+		return unmetObjectives(sum.Objectives)
+	}
+	return nil
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -1,4 +1,4 @@
-package main
+package replay
 
 import (
 	"fmt"
@@ -11,8 +11,12 @@ import (
 	"github.com/allot-sim/allot/workload"
 )
 
-// replayResult is how a live replay and its simulation compare.
-type replayResult struct {
+// utilGapLimit is the most the two utilisations may differ, in percentage
+// points (issue 19).
+const utilGapLimit = 2.0
+
+// Result is how a live replay and its simulation compare.
+type Result struct {
 	missing   []decision    // the sim's, not taken live
 	extra     []decision    // taken live, not in the sim
 	swapped   [][2]decision // in the other order live, further apart in the sim than the latency
@@ -24,12 +28,15 @@ type replayResult struct {
 	failedRun []string
 }
 
-func (r *replayResult) agree() bool {
+// Agree says whether the live run took the simulator's decisions in its
+// order (near-ties excused), used the fleet as much, and every job in it
+// succeeded.
+func (r *Result) Agree() bool {
 	return len(r.missing) == 0 && len(r.extra) == 0 && len(r.swapped) == 0 && r.utilGap <= utilGapLimit && len(r.failedRun) == 0
 }
 
-// key names a decision by what it did to which job, and how many times it
-// had done so before: the n-th admission of job 7.
+// decisionKey names a decision by what it did to which job, and how many
+// times it had done so before: the n-th admission of job 7.
 type decisionKey struct {
 	kind string
 	job  int
@@ -50,12 +57,12 @@ func keyed(ds []decision) ([]decisionKey, map[decisionKey]int) {
 	return keys, at
 }
 
-// compareReplay matches each of the sim's decisions with the live one of
+// Compare matches each of the sim's decisions with the live one of
 // the same kind, job and occurrence. Two matched decisions the live run
 // took in the other order are excused as a near-tie when the sim took them
 // within the daemon's latency of each other (scaled to workload time).
-func compareReplay(sd, ld *replaySide, k float64) *replayResult {
-	r := &replayResult{failedRun: ld.failed}
+func Compare(sd, ld *Side, k float64) *Result {
+	r := &Result{failedRun: ld.failed}
 	sk, _ := keyed(sd.list)
 	_, lat := keyed(ld.list)
 	var both []int // live index of each sim decision also taken live, in sim order
@@ -98,7 +105,10 @@ func compareReplay(sd, ld *replaySide, k float64) *replayResult {
 	return r
 }
 
-func printReplay(w io.Writer, s *scenarios.Scenario, jobs []workload.Job, k float64, sd, ld *replaySide, r *replayResult, wall time.Duration) {
+// Print writes the comparison for a reader: the counts of each side, the
+// latency, the drift, each disagreement (the first ten of each kind) and
+// the verdict.
+func Print(w io.Writer, s *scenarios.Scenario, jobs []workload.Job, k float64, sd, ld *Side, r *Result, wall time.Duration) {
 	name := func(d decision) string { return fmt.Sprintf("%s %s at %.0fs", d.Kind, jobs[d.Job].ID, d.T) }
 	fmt.Fprintf(w, "%s: policy %s, %d jobs, %g accelerators, speedup %g\n", s.Name, s.Policy.Kind, len(jobs), sd.cap, k)
 	fmt.Fprintf(w, "sim:  %d admissions, %d preemptions, utilisation %.2f%%\n", sd.count("admit"), sd.count("preempt"), r.simUtil)
@@ -143,7 +153,7 @@ func printReplay(w io.Writer, s *scenarios.Scenario, jobs []workload.Job, k floa
 		fmt.Fprintf(w, "  did not succeed live: %s\n", f)
 	}
 	verdict := "agree"
-	if !r.agree() {
+	if !r.Agree() {
 		verdict = "DISAGREE"
 	}
 	fmt.Fprintf(w, "live and sim %s (%.1fs in all)\n", verdict, wall.Seconds())

@@ -178,12 +178,7 @@ func runComparison(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs 
 }
 
 func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error) {
-	col, err := simrun.Once(s, seed)
-	if err != nil {
-		return nil, err
-	}
-	simrun.CheckObjectives(col.Summary(), s.Objectives)
-	return reports.Contribution(seed, col.Data()), nil
+	return simrun.Contribution(s, seed)
 }
 
 // showComparison prints a comparison (table or JSON) and writes its

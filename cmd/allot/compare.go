@@ -14,6 +14,7 @@ import (
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 )
 
 func newCompareCmd() *cobra.Command {
@@ -178,12 +179,17 @@ func runComparison(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs 
 }
 
 func runOne(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error) {
-	col, err := simrun.Once(s, seed)
-	if err != nil {
-		return nil, err
+	return simrun.Contribution(s, seed)
+}
+
+// parallel runs f(0..n-1) on workers goroutines; the first error wins.
+func parallel(n, workers int, f func(int) error) error {
+	var g errgroup.Group
+	g.SetLimit(max(1, workers))
+	for j := range n {
+		g.Go(func() error { return f(j) })
 	}
-	simrun.CheckObjectives(col.Summary(), s.Objectives)
-	return reports.Contribution(seed, col.Data()), nil
+	return g.Wait()
 }
 
 // showComparison prints a comparison (table or JSON) and writes its

@@ -3,39 +3,22 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/search"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/sim/planner"
 	"github.com/spf13/cobra"
 )
 
+// planFlags are plan's flags: the search's options, and where its
+// answer goes.
 type planFlags struct {
-	objectives  []string
-	vary        []string
-	seeds       int
-	asJSON      bool
-	outDir      string
-	workers     int
-	width       int
-	quotas      string
-	prices      []string
-	discount    string
-	spotShare   string
-	spotOff     string
-	spotMTBF    string
-	spotReplace string
-	growth      string
-	quarters    int
-	scales      string
-	anyStarved  bool
-	policy      string
-	round       roundFlags
+	search.PlanOptions
+	asJSON   bool
+	outDir   string
+	sharding search.RoundOptions
 }
 
 func newPlanCmd() *cobra.Command {
@@ -75,57 +58,54 @@ each quarter. Exit 1 when no fleet in the ranges meets every objective.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.objectives, "objective", nil, "an objective, 'SUMMARY.PATH OP VALUE' (spec/scenario.md); repeat for several")
-	fl.StringArrayVar(&f.vary, "vary", nil, "TYPE=MIN..MAX or TYPE=MIN..MAX/STEP: node counts to search for one instance type of the fleet; repeat per type")
-	fl.IntVar(&f.seeds, "seeds", 3, "seeds per fleet (1..N); a fleet meets an objective only when it does on every seed")
+	fl.StringArrayVar(&f.Objectives, "objective", nil, "an objective, 'SUMMARY.PATH OP VALUE' (spec/scenario.md); repeat for several")
+	fl.StringArrayVar(&f.Vary, "vary", nil, "TYPE=MIN..MAX or TYPE=MIN..MAX/STEP: node counts to search for one instance type of the fleet; repeat per type")
+	fl.IntVar(&f.Seeds, "seeds", 3, "seeds per fleet (1..N); a fleet meets an objective only when it does on every seed")
 	fl.BoolVar(&f.asJSON, "json", false, "print the plan as one JSON object (spec/cli.md)")
 	fl.StringVar(&f.outDir, "out", "", "directory for plan.json and the report with its charts")
-	fl.IntVar(&f.workers, "workers", 0, "parallel simulations (default: all cores)")
-	fl.IntVar(&f.width, "width", 4, "fleets the search asks for per round (the answer does not depend on --workers)")
-	fl.StringVar(&f.quotas, "quotas", "scale", "team and cohort quotas when the fleet changes: scale (keep each quota's share of its type) or keep")
-	fl.StringArrayVar(&f.prices, "price", nil, "TYPE=USD: price of one node-hour (a reserved or savings-plan rate); repeat per type")
-	fl.StringVar(&f.discount, "discount", "", "discount off on-demand prices for every type without --price, e.g. 30%")
-	fl.StringVar(&f.spotShare, "spot-share", "", "share of every type's nodes bought as spot, e.g. 25%")
-	fl.StringVar(&f.spotOff, "spot-discount", "", "with --spot-share: spot price below on-demand, e.g. 60%")
-	fl.StringVar(&f.spotMTBF, "spot-interruptions", "", "with --spot-share: mean time between interruptions of one spot node, e.g. 20d")
-	fl.StringVar(&f.spotReplace, "spot-replace", "1h", "with --spot-share: time until an interrupted spot node is replaced")
-	fl.StringVar(&f.growth, "demand-growth", "", "demand growth per quarter, e.g. 15%/quarter: plan each quarter with --quarters")
-	fl.IntVar(&f.quarters, "quarters", 8, "with --demand-growth: quarters to plan")
-	fl.StringVar(&f.scales, "demand-scales", "", "a list of demand scales to plan in turn, e.g. 1,1.2,1.5 (instead of --demand-growth)")
-	fl.BoolVar(&f.anyStarved, "allow-unstarted", false, "do not add 'jobs.unstarted_share <= 1%' to the objectives")
-	fl.StringVar(&f.policy, "policy", "", "policy kind or policy file to plan with instead of the scenario's")
-	addRoundFlags(cmd, &f.round)
+	fl.IntVar(&f.Workers, "workers", 0, "parallel simulations (default: all cores)")
+	fl.IntVar(&f.Width, "width", 4, "fleets the search asks for per round (the answer does not depend on --workers)")
+	fl.StringVar(&f.Quotas, "quotas", "scale", "team and cohort quotas when the fleet changes: scale (keep each quota's share of its type) or keep")
+	fl.StringArrayVar(&f.Prices, "price", nil, "TYPE=USD: price of one node-hour (a reserved or savings-plan rate); repeat per type")
+	fl.StringVar(&f.Discount, "discount", "", "discount off on-demand prices for every type without --price, e.g. 30%")
+	fl.StringVar(&f.SpotShare, "spot-share", "", "share of every type's nodes bought as spot, e.g. 25%")
+	fl.StringVar(&f.SpotOff, "spot-discount", "", "with --spot-share: spot price below on-demand, e.g. 60%")
+	fl.StringVar(&f.SpotMTBF, "spot-interruptions", "", "with --spot-share: mean time between interruptions of one spot node, e.g. 20d")
+	fl.StringVar(&f.SpotReplace, "spot-replace", "1h", "with --spot-share: time until an interrupted spot node is replaced")
+	fl.StringVar(&f.Growth, "demand-growth", "", "demand growth per quarter, e.g. 15%/quarter: plan each quarter with --quarters")
+	fl.IntVar(&f.Quarters, "quarters", 8, "with --demand-growth: quarters to plan")
+	fl.StringVar(&f.Scales, "demand-scales", "", "a list of demand scales to plan in turn, e.g. 1,1.2,1.5 (instead of --demand-growth)")
+	fl.BoolVar(&f.AnyStarved, "allow-unstarted", false, "do not add 'jobs.unstarted_share <= 1%' to the objectives")
+	fl.StringVar(&f.Policy, "policy", "", "policy kind or policy file to plan with instead of the scenario's")
+	addRoundFlags(cmd, &f.sharding)
 	return cmd
 }
 
 func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
-	pl, err := newFleetPlanner(path, f)
+	f.Path = path
+	pl, err := search.NewPlanner(f.PlanOptions)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
-	simrun.Warn(cmd.ErrOrStderr(), pl.base)
+	s := pl.Scenario()
+	simrun.Warn(cmd.ErrOrStderr(), s)
 	policyFile := ""
-	if f.policy != "" && !slices.Contains(scenarios.Kinds, f.policy) {
-		policyFile = f.policy
+	if f.Policy != "" && !slices.Contains(scenarios.Kinds, f.Policy) {
+		policyFile = f.Policy
 	}
-	digest, err := searchDigest(path, policyFile, pl.base.TracePath)
+	digest, err := search.Digest(buildID(), path, policyFile, s.TracePath)
 	if err != nil {
 		return err
 	}
-	if pl.rounds, err = openRounds(cmd, &f.round, "plan", []string{path}, digest); err != nil {
+	rounds, err := openRounds(cmd, &f.sharding, "plan", path, digest)
+	if err != nil {
 		return err
 	}
 	bar := newProgress(cmd.ErrOrStderr(), f.asJSON, "planning")
-	pl.progress = bar
-	var p *reports.Plan
-	if len(pl.scales) > 0 {
-		p, err = pl.growthPlan()
-	} else {
-		p, err = pl.plan(pl.base, pl.space(nil))
-	}
+	p, err := pl.Run(rounds, bar.update)
 	bar.done()
-	if handled, err := pl.rounds.finish(cmd, f.outDir, err); handled || err != nil {
-		return err
+	if handled, err := rounds.Finish(err, f.outDir, cmd.OutOrStdout(), cmd.ErrOrStderr()); handled || err != nil {
+		return searchError(err)
 	}
 	if f.outDir != "" {
 		if err := reports.WritePlan(f.outDir, p); err != nil {
@@ -149,80 +129,6 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 		return &problemError{"no fleet in the ranges meets every objective"}
 	}
 	return nil
-}
-
-// parseVary reads TYPE=MIN..MAX[/STEP].
-func parseVary(s string) (planner.Dim, error) {
-	typ, rng, ok := strings.Cut(s, "=")
-	if !ok || typ == "" {
-		return planner.Dim{}, fmt.Errorf("--vary %q: want TYPE=MIN..MAX or TYPE=MIN..MAX/STEP", s)
-	}
-	step := 1
-	if r, st, ok := strings.Cut(rng, "/"); ok {
-		n, err := strconv.Atoi(st)
-		if err != nil || n < 1 {
-			return planner.Dim{}, fmt.Errorf("--vary %q: step %q is not a whole number >= 1", s, st)
-		}
-		rng, step = r, n
-	}
-	lo, hi, ok := strings.Cut(rng, "..")
-	a, errA := strconv.Atoi(lo)
-	b, errB := strconv.Atoi(hi)
-	if !ok || errA != nil || errB != nil {
-		return planner.Dim{}, fmt.Errorf("--vary %q: want TYPE=MIN..MAX with whole node counts", s)
-	}
-	if a < 0 || b < a {
-		return planner.Dim{}, fmt.Errorf("--vary %q: want 0 <= MIN <= MAX", s)
-	}
-	if (b-a)%step != 0 {
-		return planner.Dim{}, fmt.Errorf("--vary %q: MAX - MIN (%d) is not a multiple of the step %d", s, b-a, step)
-	}
-	return planner.Dim{Type: typ, Min: a, Max: b, Step: step}, nil
-}
-
-// parsePercent reads "15%" as 0.15.
-func parsePercent(flag, s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if !strings.HasSuffix(s, "%") || err != nil || v < 0 || v > 100 {
-		return 0, fmt.Errorf("%s %q: want a percentage from 0%% to 100%%, e.g. 15%%", flag, s)
-	}
-	return v / 100, nil
-}
-
-// demandScales reads --demand-growth and --quarters, or --demand-scales.
-func demandScales(f *planFlags) ([]float64, string, error) {
-	switch {
-	case f.growth != "" && f.scales != "":
-		return nil, "", fmt.Errorf("--demand-growth and --demand-scales: give one or the other")
-	case f.growth != "":
-		rate, per, _ := strings.Cut(f.growth, "/")
-		if per != "" && per != "quarter" {
-			return nil, "", fmt.Errorf("--demand-growth %q: want a percentage per quarter, e.g. 15%%/quarter", f.growth)
-		}
-		g, err := strconv.ParseFloat(strings.TrimSuffix(rate, "%"), 64)
-		if !strings.HasSuffix(rate, "%") || err != nil || g <= -100 {
-			return nil, "", fmt.Errorf("--demand-growth %q: want a percentage per quarter, e.g. 15%%/quarter", f.growth)
-		}
-		if f.quarters < 1 {
-			return nil, "", fmt.Errorf("--quarters: must be at least 1, got %d", f.quarters)
-		}
-		out := make([]float64, f.quarters+1)
-		for q := range out {
-			out[q] = math.Pow(1+g/100, float64(q))
-		}
-		return out, fmt.Sprintf("%s per quarter over %d quarters", rate, f.quarters), nil
-	case f.scales != "":
-		var out []float64
-		for _, p := range strings.Split(f.scales, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || !(v > 0) {
-				return nil, "", fmt.Errorf("--demand-scales %q: %q is not a positive number", f.scales, p)
-			}
-			out = append(out, v)
-		}
-		return out, "demand scales " + f.scales, nil
-	}
-	return nil, "", nil
 }
 
 func printPlan(w io.Writer, p *reports.Plan) {

@@ -103,6 +103,17 @@ func Summary(s *scenarios.Scenario, seed uint64) (*reports.Summary, error) {
 	return col.Summary(), nil
 }
 
+// Contribution runs a scenario on one seed, its objectives checked, as
+// one run of a comparison.
+func Contribution(s *scenarios.Scenario, seed uint64) (*reports.RunContribution, error) {
+	col, err := Once(s, seed)
+	if err != nil {
+		return nil, err
+	}
+	CheckObjectives(col.Summary(), s.Objectives)
+	return reports.Contribution(seed, col.Data()), nil
+}
+
 // PlaceJobError names the trace file and row of a job the scenario could
 // not take in, as every other bad trace row is named.
 func PlaceJobError(s *scenarios.Scenario, err error) error {

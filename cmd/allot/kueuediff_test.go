@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/live/kube/kubetest"
 	"github.com/allot-sim/allot/scenarios"
@@ -248,9 +249,10 @@ const (
 	diffKueueStalled            // differences only from the step Kueue was found stalled
 )
 
-// kueueDiff feeds a workload to Kueue and to allot and compares their
-// decisions, logging each step's.
-func kueueDiff(t *testing.T, bin, file string) diffResult {
+// readDiffWorkload reads a workload file: the workload, its steps'
+// batches, and how many jobs they hold (at least 30).
+func readDiffWorkload(t *testing.T, file string) (diffWorkload, [][]diffBatch, int) {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -276,6 +278,13 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 	if jobs < 30 {
 		t.Fatalf("%s: %d jobs, want at least 30", file, jobs)
 	}
+	return w, steps, jobs
+}
+
+// kueueDiff feeds a workload to Kueue and to allot and compares their
+// decisions, logging each step's.
+func kueueDiff(t *testing.T, bin, file string) diffResult {
+	w, steps, jobs := readDiffWorkload(t, file)
 	c := kubetest.Start(t)
 	types := slices.Sorted(func(yield func(string) bool) {
 		for k := range w.Nodes {
@@ -293,7 +302,7 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 		}
 		fleet = append(fleet, ft)
 	}
-	s, err := scenarios.ParseLiveOnFleet(file, []byte(w.Policy), fleetYAML(fleet))
+	s, err := scenarios.ParseLiveOnFleet(file, []byte(w.Policy), liveconf.FleetYAML(fleet))
 	if err != nil {
 		t.Fatal(err)
 	}

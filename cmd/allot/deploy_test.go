@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/live/kube"
 	"go.yaml.in/yaml/v3"
 )
@@ -53,7 +54,7 @@ func TestDeployManifestsHoldALoadablePolicyAndTheImageMakeBuilds(t *testing.T) {
 	cm := deployDocs(t, "policy.yaml")[0]
 	policy := cm["data"].(map[string]any)[kube.PolicyKey].(string)
 	fleet := []kube.FleetType{{Name: "p5.48xlarge", Resource: kube.ResourceNVIDIA, PerNode: 8, Nodes: []string{"n1", "n2"}}}
-	if _, err := kubeConfigure("deploy/policy.yaml")([]byte(policy), fleet); err != nil {
+	if _, err := liveconf.KubeConfigure("deploy/policy.yaml")([]byte(policy), fleet); err != nil {
 		t.Errorf("deploy/policy.yaml's policy does not load: %v", err)
 	}
 

@@ -24,48 +24,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The cluster's instance types become the policy's fleet: a type the
-// catalog knows with its accelerators is the catalog's, another is
-// declared from its nodes; the teams' namespaces and the placement
-// timeout come from the policy file.
-func TestKubernetesPolicyIsReadOnTheClustersFleet(t *testing.T) {
-	data, err := os.ReadFile("../../scenarios/live/kubernetes.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fleet := []kube.FleetType{
-		{Name: "p5.48xlarge", Resource: kube.ResourceNVIDIA, PerNode: 8, Nodes: []string{"n1", "n2"}},
-		{Name: "trn1.32xlarge", Resource: kube.ResourceNeuron, PerNode: 16, Nodes: []string{"t1"}},
-	}
-	cfg, err := kubeConfigure("ConfigMap allot-system/allot-policy")(data, fleet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(cfg.Namespaces, ","); got != "research,prod" {
-		t.Errorf("namespaces %s, want research,prod", got)
-	}
-	if cfg.PlacementTimeout.Minutes() != 2 {
-		t.Errorf("placement timeout %v, want 2m", cfg.PlacementTimeout)
-	}
-	var names []string
-	for f, fl := range cfg.Model.Flavors {
-		names = append(names, fl.Name)
-		if cfg.Types[f].Name != fl.Name {
-			t.Errorf("flavor %d is %s, its fleet type %s", f, fl.Name, cfg.Types[f].Name)
-		}
-	}
-	if got := strings.Join(names, ","); got != "p5.48xlarge,trn1.32xlarge" {
-		t.Errorf("flavors %s", got)
-	}
-	if n := cfg.Model.Flavors[0].Nodes; n != 2 {
-		t.Errorf("p5.48xlarge has %d nodes, want the cluster's 2", n)
-	}
-	withFleet := append([]byte("fleet: {nodes: [{type: p5.48xlarge, count: 1}]}\n"), data...)
-	if _, err := kubeConfigure("ConfigMap allot-system/allot-policy")(withFleet, fleet); err == nil || !strings.Contains(err.Error(), "ConfigMap allot-system/allot-policy:1: fleet: the fleet comes from the cluster's nodes") {
-		t.Errorf("a policy with its own fleet: %v", err)
-	}
-}
-
 // kubeCluster starts a control plane with two p5.48xlarge nodes of 8 GPUs
 // and the controller (`allot live serve --backend kubernetes --config`,
 // this test binary acting as allot) on scenarios/live/kubernetes.yaml.
@@ -87,7 +45,7 @@ func serveOn(t *testing.T, c *kubetest.Cluster, policy string) string {
 		t.Fatal(err)
 	}
 	// As an administrator installs it (the controller may only read it).
-	if err := putPolicy(context.Background(), c.Client, "allot-system", "allot-policy", data); err != nil {
+	if err := kube.PutPolicy(context.Background(), c.Client, "allot-system", "allot-policy", data); err != nil {
 		t.Fatal(err)
 	}
 	bin, err := os.Executable()
@@ -191,7 +149,7 @@ func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := putPolicy(context.Background(), c.Client, "prod", "elsewhere", policy); err != nil {
+	if err := kube.PutPolicy(context.Background(), c.Client, "prod", "elsewhere", policy); err != nil {
 		t.Fatal(err)
 	}
 	for ref, want := range map[string]string{"prod/elsewhere": "", "prod/none": `configmaps "none" not found`} {

@@ -13,7 +13,7 @@ import (
 // applyKueue server-side applies an export to the cluster of the
 // kubeconfig (in a pod, its own cluster): export.Kueue.Apply.
 func applyKueue(w io.Writer, k *kubeTarget, ex *export.Kueue, dryRun bool) error {
-	cfg, err := k.loader().ClientConfig()
+	cfg, err := k.Loader().ClientConfig()
 	if err != nil {
 		if cfg, err = rest.InClusterConfig(); err != nil {
 			return badInput(fmt.Errorf("no cluster to apply to: %w", err))
@@ -23,5 +23,5 @@ func applyKueue(w io.Writer, k *kubeTarget, ex *export.Kueue, dryRun bool) error
 	if err != nil {
 		return err
 	}
-	return kubeErr(ex.Apply(context.Background(), dyn, w, dryRun))
+	return liveErr(ex.Apply(context.Background(), dyn, w, dryRun))
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/live/kube/kubetest"
 	"github.com/allot-sim/allot/scenarios"
@@ -269,7 +270,7 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 		}
 		fleet = append(fleet, ft)
 	}
-	s, err := scenarios.ParseLiveOnFleet(file, []byte(w.Policy), fleetYAML(fleet))
+	s, err := scenarios.ParseLiveOnFleet(file, []byte(w.Policy), liveconf.FleetYAML(fleet))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/live/kube/kubetest"
 	"github.com/allot-sim/allot/scenarios"
@@ -204,7 +205,7 @@ func TestAKueueThatLeavesAFittingJobPendingIsFoundStalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	fleet := []kube.FleetType{{Name: "p5.48xlarge", Resource: kube.ResourceNVIDIA, PerNode: 8, Nodes: []string{"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"}}}
-	s, err := scenarios.ParseLiveOnFleet("borrow-reclaim.yaml", []byte(w.Policy), fleetYAML(fleet))
+	s, err := scenarios.ParseLiveOnFleet("borrow-reclaim.yaml", []byte(w.Policy), liveconf.FleetYAML(fleet))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/local"
 )
@@ -36,10 +36,11 @@ func newBenchDaemon(b *testing.B) *benchDaemon {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, _, _, err := liveConfig(filepath.Join("..", "..", "scenarios", "live", "two-teams.yaml"), io.Discard)
+	ld, err := liveconf.Load(filepath.Join("..", "..", "scenarios", "live", "two-teams.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}
+	cfg := ld.Config
 	store, err := live.OpenStore(filepath.Join(dir, "state.db"))
 	if err != nil {
 		b.Fatal(err)

@@ -1,87 +1,25 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
-	"os/signal"
 	"os/user"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
+	"github.com/allot-sim/allot/cmd/internal/livereport"
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/local"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
-	bolt "go.etcd.io/bbolt"
 )
-
-// liveAccess resolves the live section's users and groups to ids; nil
-// when there is none (the daemon's own user only).
-func liveAccess(config string, l *scenarios.Live) (*live.Access, error) {
-	a := &live.Access{Self: os.Getuid(), GroupsOf: groupsOf}
-	if l == nil {
-		return a, nil
-	}
-	for _, r := range l.Access {
-		if os.Geteuid() != 0 && (r.Group != "" || r.User != "" && r.User != selfName()) {
-			// It would run their jobs as its own user: say so, and refuse.
-			who := "user " + r.User
-			if r.Group != "" {
-				who = "group " + r.Group
-			}
-			return nil, badInput(fmt.Errorf("%s: %s: this daemon runs as uid %d, not root, so it can run jobs only as its own user, "+
-				"not for %s: run it as root to take other users' jobs, or remove the rule", config, r.Where, os.Geteuid(), who))
-		}
-		rule := live.Rule{UID: -1, GID: -1, Teams: r.Teams, Admin: r.Admin}
-		if r.User != "" {
-			u, err := user.Lookup(r.User)
-			if err != nil {
-				return nil, badInput(fmt.Errorf("%s: %s.user: %w", config, r.Where, err))
-			}
-			rule.UID, _ = strconv.Atoi(u.Uid)
-		} else {
-			g, err := user.LookupGroup(r.Group)
-			if err != nil {
-				return nil, badInput(fmt.Errorf("%s: %s.group: %w", config, r.Where, err))
-			}
-			rule.GID, _ = strconv.Atoi(g.Gid)
-		}
-		a.Rules = append(a.Rules, rule)
-	}
-	return a, nil
-}
-
-func selfName() string {
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return ""
-}
-
-func groupsOf(uid int) []int {
-	u, err := user.LookupId(strconv.Itoa(uid))
-	if err != nil {
-		return nil
-	}
-	ids, _ := u.GroupIds()
-	var out []int
-	for _, s := range ids {
-		if g, err := strconv.Atoi(s); err == nil {
-			out = append(out, g)
-		}
-	}
-	return out
-}
 
 func newServeCmd() *cobra.Command {
 	var config, dataDir, httpAddr, configMap, logFormat, retain string
@@ -124,19 +62,20 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 			if config == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
 			}
-			cfg, ls, reconfig, err := liveConfig(config, cmd.ErrOrStderr())
+			ld, err := liveconf.Load(config)
 			if err != nil {
-				return err
+				return badInput(err)
 			}
-			access, err := liveAccess(config, ls)
+			simrun.Warn(cmd.ErrOrStderr(), ld.Scenario)
+			access, err := liveconf.Access(config, ld.Live)
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			rootDefault := dataDir == "" && os.Geteuid() == 0
 			if dataDir == "" {
 				dataDir = defaultDataDir()
 			}
-			o := serveOpts{rootDefault: rootDefault, cfg: cfg, reconfig: reconfig, ls: ls, access: access, config: config, dataDir: dataDir,
+			o := serveOpts{rootDefault: rootDefault, cfg: ld.Config, reconfig: ld.Reconfig, ls: ld.Live, access: access, config: config, dataDir: dataDir,
 				httpAddr: httpAddr, poll: poll, logFormat: logFormat}
 			if retain != "" {
 				d, err := scenarios.ParseDuration(retain)
@@ -189,177 +128,36 @@ type serveOpts struct {
 	rootDefault bool
 }
 
+// serve runs a daemon on this machine (local.Serve). Everything the
+// configuration can get wrong is found before its store is opened, so
+// that no job is started by a daemon that then refuses to run.
 func serve(cmd *cobra.Command, o serveOpts) error {
 	log, err := newLogger(cmd.ErrOrStderr(), o.logFormat)
 	if err != nil {
 		return err
 	}
-	// Everything the configuration can get wrong is found before the store
-	// is opened, so that no job is started by a daemon that then refuses
-	// to run.
-	sockGID := -1
-	if o.ls != nil && o.ls.SocketGroup != "" {
-		g, err := user.LookupGroup(o.ls.SocketGroup)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: live.socket_group: %w", o.config, err))
-		}
-		sockGID, _ = strconv.Atoi(g.Gid)
-	}
-	var hl net.Listener
-	if o.httpAddr != "" {
-		if hl, err = listenHTTP(o.httpAddr); err != nil {
-			return err
-		}
-		defer hl.Close()
-	}
-	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
-		return err
-	}
-	if err := local.CheckDataDir(o.dataDir); err != nil {
-		return badInput(err)
-	}
-	store, err := openStore(o.dataDir)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	if err := live.WritePid(o.dataDir); err != nil {
-		return err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	be := &local.Backend{Dir: o.dataDir, Shim: []string{exe, "live", "shim"}}
-	c, err := live.NewWith(o.cfg, store, be, live.SystemClock{}, live.Options{Log: log, Retention: o.retain})
-	if err != nil {
-		return err
-	}
-	sock := filepath.Join(o.dataDir, "allot.sock")
+	d := &local.Daemon{Config: o.cfg, Reconfig: o.reconfig, Access: o.access, Snapshot: liveconf.DaemonSnapshot, DataDir: o.dataDir,
+		SocketGID: -1, Page: livereport.DashboardPage, Poll: o.poll, Retain: o.retain, Log: log}
 	if o.rootDefault {
-		sock = rootSocket
-		if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
+		d.Socket = rootSocket
+	}
+	if o.ls != nil {
+		d.SocketMode, d.Shared = o.ls.SocketMode, o.ls.SocketGroup != "" || o.ls.SocketMode&0o077 != 0
+		if o.ls.SocketGroup != "" {
+			g, err := user.LookupGroup(o.ls.SocketGroup)
+			if err != nil {
+				return badInput(fmt.Errorf("%s: live.socket_group: %w", o.config, err))
+			}
+			d.SocketGID, _ = strconv.Atoi(g.Gid)
+		}
+	}
+	if o.httpAddr != "" {
+		if d.HTTP, err = listenHTTP(o.httpAddr); err != nil {
 			return err
 		}
-		if err := local.CheckDataDir(filepath.Dir(sock)); err != nil {
-			return err
-		}
+		defer d.HTTP.Close()
 	}
-	_ = os.Remove(sock) // the store's lock says no other daemon owns this directory
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		return err
-	}
-	mode := os.FileMode(0o600)
-	if o.ls != nil && o.ls.SocketMode != 0 {
-		mode = o.ls.SocketMode
-	}
-	if err := os.Chmod(sock, mode); err != nil {
-		return err
-	}
-	if o.ls != nil && (o.ls.SocketGroup != "" || o.ls.SocketMode&0o077 != 0) {
-		// Others reach the socket only through the data directory.
-		if err := os.Chmod(o.dataDir, 0o711); err != nil {
-			return err
-		}
-	}
-	if sockGID >= 0 {
-		if err := os.Chown(sock, -1, sockGID); err != nil {
-			return err
-		}
-	}
-	srv := &live.Server{C: c, Logs: be.LogPaths, Access: o.access, Snapshot: liveSnapshot, Policy: o.reconfig}
-	errc := make(chan error, 3)
-	go func() { errc <- srv.Serve(l) }()
-	left := 2
-	if hl != nil {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", live.NewMetrics(c).Handler())
-		mux.Handle("GET /", live.Dashboard(c, dashboardPage))
-		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
-		go func() { _ = hs.Serve(hl) }()
-		log.Info("dashboard on http://"+hl.Addr().String()+"/ and metrics on /metrics", "addr", hl.Addr().String())
-	}
-	stop := make(chan struct{})
-	go func() { errc <- c.Loop(stop, o.poll) }()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	log.Info("serving", "socket", sock, "pid", os.Getpid(), "data_dir", o.dataDir, "policy", o.cfg.PolicyID)
-	// Jobs keep running after the daemon stops; the loop is let finish
-	// its tick before the store closes.
-	var first error
-	select {
-	case s := <-sigs:
-		log.Info("stopping: jobs keep running", "signal", s.String())
-	case first = <-errc:
-		left--
-	}
-	close(stop)
-	l.Close()
-	for ; left > 0; left-- {
-		first = errors.Join(first, <-errc)
-	}
-	if first != nil {
-		log.Error("stopped", "err", first)
-	}
-	return first
-}
-
-// openStore opens DATA/state.db for the daemon once it is sure the file is
-// sound and no other daemon holds it: a damaged store is refused before
-// anything is written to it, with how to restore it.
-func openStore(dataDir string) (*live.Store, error) {
-	path := filepath.Join(dataDir, "state.db")
-	held := func(pid int) error {
-		if pid > 0 {
-			return fmt.Errorf("another daemon (pid %d) uses %s: stop it first, or give this one another --data-dir", pid, dataDir)
-		}
-		return fmt.Errorf("another process holds %s: stop it first, or give this daemon another --data-dir", path)
-	}
-	if pid, err := live.HeldBy(dataDir); err != nil {
-		return nil, err
-	} else if pid != 0 {
-		return nil, held(pid)
-	}
-	if err := live.CheckStoreFile(path); err != nil {
-		return nil, err
-	}
-	if err := checkStoreApart(path); err != nil {
-		return nil, err
-	}
-	store, err := live.OpenStore(path)
-	if errors.Is(err, bolt.ErrTimeout) {
-		pid, _ := live.HeldBy(dataDir)
-		return nil, held(pid)
-	}
-	return store, err
-}
-
-// checkStoreApart reads the whole store in a process of its own (`allot
-// live check-store`): a file damaged enough to crash its reader crashes
-// that process, not the daemon.
-func checkStoreApart(path string) error {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	ck := exec.Command(exe, "live", "check-store", path)
-	ck.Stdout, ck.Stderr = &out, &out
-	err = ck.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee) && (ee.ExitCode() == 1 || ee.ExitCode() == 2):
-		return badInput(errors.New(strings.TrimPrefix(firstLine(out.String()), "allot: ")))
-	case errors.As(err, &ee):
-		return &live.StoreDamagedError{Path: path, Why: fmt.Sprintf("reading it crashed the checker (%v)", ee.ProcessState)}
-	}
-	return fmt.Errorf("check %s: %w", path, err)
+	return local.Serve(d)
 }
 
 // newLogger is the daemon's log: text lines (or JSON) on w.
@@ -432,9 +230,9 @@ those that ended meanwhile are settled from their records.`,
 			if out == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "-o FILE is required"}
 			}
-			var data []byte
-			if err := live.NewClient(socketPath(socket)).Do("GET", "/v1/backup", nil, &data); err != nil {
-				return clientErr(err)
+			data, err := live.NewSocketRemote(socketPath(socket)).Backup()
+			if err != nil {
+				return liveErr(err)
 			}
 			if err := writeFileAtomic(out, data); err != nil {
 				return err

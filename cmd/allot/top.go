@@ -37,15 +37,11 @@ frame every --interval; --once prints one plain frame and exits.`,
 			if every <= 0 {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--interval must be positive"}
 			}
-			where := socketPath(socket)
-			c := live.NewClient(where)
-			fetch := func() topData { return fetchTop(c) }
-			if on, err := kt.on(cmd); err != nil {
+			r, where, err := kt.remote(cmd, socket)
+			if err != nil {
 				return err
-			} else if on {
-				where = "kubernetes"
-				fetch = func() topData { return topKube(&kt) }
 			}
+			fetch := func() topData { return fetchTop(r) }
 			d := fetch()
 			if d.err != nil {
 				return clientErr(d.err)
@@ -59,7 +55,7 @@ frame every --interval; --once prints one plain frame and exits.`,
 				return topPlain(out, fetch, d, every)
 			}
 			m := &topModel{fetch: fetch, where: where, every: every, d: d, util: []float64{d.o.Utilization}}
-			_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(out), tea.WithInput(cmd.InOrStdin())).Run()
+			_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(out), tea.WithInput(cmd.InOrStdin())).Run()
 			return err
 		},
 	}
@@ -71,7 +67,7 @@ frame every --interval; --once prints one plain frame and exits.`,
 	return cmd
 }
 
-// topData is one look at the daemon.
+// topData is one look at the daemon (or the cluster).
 type topData struct {
 	o    live.Overview
 	jobs []live.View // not yet done
@@ -79,22 +75,10 @@ type topData struct {
 	err  error
 }
 
-func fetchTop(c *live.Client) topData {
+// fetchTop is one look through a remote.
+func fetchTop(r live.Remote) topData {
 	d := topData{at: time.Now()}
-	if d.err = c.Do("GET", "/v1/overview", nil, &d.o); d.err != nil {
-		return d
-	}
-	var all []live.View
-	if d.err = c.Do("GET", "/v1/jobs?all=1", nil, &all); d.err != nil {
-		return d
-	}
-	for _, st := range []string{live.StateRunning, live.StatePreempted, live.StatePending} {
-		for _, v := range all {
-			if v.State == st {
-				d.jobs = append(d.jobs, v)
-			}
-		}
-	}
+	d.o, d.jobs, d.err = r.Top()
 	return d
 }
 

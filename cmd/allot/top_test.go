@@ -69,7 +69,7 @@ func TestTopRedrawsFromTheDaemonUntilQ(t *testing.T) {
 	d := newDaemon(t, liveConfigPath(t))
 	id := d.submit("research", "low", 3, "STEPS=200", "STEP_S=0.05")
 	d.waitState(id, live.StateRunning, 10*time.Second)
-	c := live.NewClient(d.sock)
+	c := live.NewSocketRemote(d.sock)
 	first := fetchTop(c)
 	if first.err != nil {
 		t.Fatal(first.err)

@@ -52,8 +52,8 @@ type Core struct {
 	// protOrdered: every job started when admitted, so a level's jobs
 	// lose their protection newest last (walkStart).
 	protOrdered bool
-	// off holds the shortcuts switched off (Model.Off, all of them under
-	// Model.Reference); counts their hits and misses while on.
+	// off holds the shortcuts switched off (WithShortcutsOff); counts
+	// their hits and misses while on.
 	off    ShortcutSet
 	counts ShortcutCounts
 	// stateVer changes whenever anything a nomination reads changes:
@@ -102,15 +102,22 @@ type scratch struct {
 	merges   mergeIter
 }
 
+// Option is a switch of how a core computes, never of what it decides.
+type Option func(*Core)
+
+// WithShortcutsOff switches off the shortcuts in set (allot sim --off;
+// AllShortcuts for --reference): the same decisions, slower.
+func WithShortcutsOff(set ShortcutSet) Option { return func(c *Core) { c.off |= set } }
+
 // NewCore builds a core for a model. The model must not change afterwards
 // except through the core's methods.
-func NewCore(m *Model) (*Core, error) {
+func NewCore(m *Model, opts ...Option) (*Core, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}, off: m.Off, protOrdered: true}
-	if m.Reference {
-		c.off = AllShortcuts
+	c := &Core{m: m, shapes: map[string]*shape{}, smallShapes: map[smallKey]*shape{}, protOrdered: true}
+	for _, o := range opts {
+		o(c)
 	}
 	c.tree = newQuotaTree(m)
 	c.gen = make([]int64, len(c.tree.nodes))

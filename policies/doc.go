@@ -62,6 +62,6 @@
 //     read, only through Core.changed (invalidate.go).
 //   - shortcut: a way the core answers without computing again (Shortcut,
 //     shortcuts.go): each is a memory beside a pure rule, told of changes
-//     through Core.changed, switched off by Model.Off, and recomputed and
+//     through Core.changed, switched off by WithShortcutsOff, and recomputed and
 //     compared on every answer in the allotcheck build (check.go).
 package policies

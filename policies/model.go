@@ -183,11 +183,6 @@ type Model struct {
 	// MinRuntime (s) > 0 protects a running job from preemption until it
 	// has run that long since its last start (minruntime.go).
 	MinRuntime float64
-	// Reference turns off every shortcut (shortcuts.go): the same
-	// decisions, slower. allot sim --reference sets it.
-	Reference bool
-	// Off switches off the shortcuts named (allot sim --off).
-	Off ShortcutSet
 	// Reservations makes the fifo and priority policies hold each team to
 	// its quota plus capacity outside every quota (nobody lends).
 	Reservations bool

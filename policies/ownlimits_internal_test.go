@@ -47,8 +47,7 @@ func ownLimitsKeepOut(t *testing.T, fair, nested bool, wantHits int64) {
 	}
 	for _, off := range []ShortcutSet{0, 1 << OwnLimits} {
 		mm := *m
-		mm.Off = off
-		c, err := NewCore(&mm)
+		c, err := NewCore(&mm, WithShortcutsOff(off))
 		if err != nil {
 			t.Fatal(err)
 		}

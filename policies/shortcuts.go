@@ -7,7 +7,7 @@ import (
 
 // Shortcut names one of the ways the core answers without computing again
 // (docs/performance.md says what each one rests on). Each is switched off
-// by Model.Off, all of them by Model.Reference, and counted while on: a
+// by WithShortcutsOff (all of them: allot sim --reference), and counted while on: a
 // hit is an answer the shortcut gave, a miss a time it was asked and the
 // core computed.
 type Shortcut uint8

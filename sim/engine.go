@@ -91,7 +91,7 @@ func Run(in *Input, sink workload.Sink) error {
 }
 
 func newSim(in *Input, sink workload.Sink) (*Sim, error) {
-	core, err := policies.NewCore(in.Model)
+	core, err := policies.NewCore(in.Model, policies.WithShortcutsOff(in.Off))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,9 @@ type Input struct {
 	Scenario string
 	Policy   string
 	Model    *policies.Model
+	// Off switches off the core's shortcuts named (allot sim --off and
+	// --reference): the same decisions, slower.
+	Off policies.ShortcutSet
 	// Types are the instance types by flavor index of Model.
 	Types []*hardware.InstanceType
 	// Catalog knows every type the scenario may name, in the fleet or not:

@@ -86,12 +86,11 @@ func runSim(cmd *cobra.Command, path string, f *simFlags) error {
 		return badInput(err)
 	}
 	defer in.Source.Close()
-	in.Model.Reference = f.reference
-	if in.Model.Off, err = policies.ParseShortcuts(f.off); err != nil {
+	if in.Off, err = policies.ParseShortcuts(f.off); err != nil {
 		return badInput(fmt.Errorf("--off: %w", err))
 	}
 	if f.reference {
-		in.Model.Off = policies.AllShortcuts
+		in.Off = policies.AllShortcuts
 	}
 	var counts policies.ShortcutCounts
 	in.ShortcutCounts = &counts
@@ -143,7 +142,7 @@ func runSim(cmd *cobra.Command, path string, f *simFlags) error {
 	}
 	if f.stats { // after the outputs, so peak memory includes them
 		printStats(cmd.ErrOrStderr(), s.Name, sum)
-		printShortcuts(cmd.ErrOrStderr(), &counts, in.Model.Off)
+		printShortcuts(cmd.ErrOrStderr(), &counts, in.Off)
 	}
 	if f.asJSON {
 		if err := printJSON(cmd.OutOrStdout(), sum); err != nil {

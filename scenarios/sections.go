@@ -16,6 +16,9 @@ import (
 	"github.com/allot-sim/allot/workload"
 )
 
+// workload reads the workload section: a trace file, which must exist,
+// or a synthetic workload of classes. A file for live serve may leave it
+// out.
 func (b *builder) workload() error {
 	w, s := b.f.Workload, b.s
 	if w == nil && b.forLive {
@@ -51,104 +54,137 @@ func (b *builder) workload() error {
 		return b.errAt("workload.synthetic.classes", "at least one class is required")
 	}
 	for i, c := range sy.Classes {
-		where := item("workload.synthetic.classes", c.Name, i)
-		if c.Name == "" {
-			return b.errAt(where+".name", "required")
-		}
-		if c.Team == "" {
-			return b.errAt(where+".team", "required (teams: %s)", strings.Join(b.teamNames(), ", "))
-		}
-		if s.TeamIndex(c.Team) < 0 {
-			return b.errAt(where+".team", "unknown team %q (teams: %s)", c.Team, strings.Join(b.teamNames(), ", "))
-		}
-		if _, ok := s.PriorityValue(c.PriorityClass); !ok {
-			return b.errAt(where+".priority_class", "unknown priority class %q", c.PriorityClass)
-		}
-		if p := c.Arrival.Process; p != "" && p != "poisson" {
-			return b.errAt(where+".arrival.process", "%q is not supported (poisson)", p)
-		}
-		if c.Arrival.RatePerHour == nil {
-			return b.errAt(where+".arrival.rate_per_hour", "required: arrivals per hour, >= 0")
-		}
-		if r := *c.Arrival.RatePerHour; !(r >= 0) {
-			return b.errAt(where+".arrival.rate_per_hour", "must be >= 0, got %g", r)
-		}
-		arr := workload.Arrival{RatePerHour: *c.Arrival.RatePerHour}
-		if pr := c.Arrival.Profile; pr != nil {
-			at := where + ".arrival.profile"
-			if pr.Hourly != nil && len(pr.Hourly) != 24 {
-				return b.errAt(at+".hourly", "24 factors, got %d", len(pr.Hourly))
-			}
-			if pr.Weekly != nil && len(pr.Weekly) != 7 {
-				return b.errAt(at+".weekly", "7 factors, got %d", len(pr.Weekly))
-			}
-			for _, fs := range []struct {
-				key string
-				xs  []float64
-			}{{"hourly", pr.Hourly}, {"weekly", pr.Weekly}} {
-				for k, x := range fs.xs {
-					if x < 0 {
-						return b.errAt(at+"."+fs.key+index(k), "factors must be >= 0, got %g", x)
-					}
-				}
-			}
-			arr.Hourly, arr.Weekly = pr.Hourly, pr.Weekly
-		}
-		if c.Duration == nil {
-			return b.errAt(where+".duration", "required (e.g. {dist: lognormal, median: 6h, sigma: 1.2})")
-		}
-		dur, err := b.dist(c.Duration, where+".duration", true)
+		cl, err := b.syntheticClass(item("workload.synthetic.classes", c.Name, i), c)
 		if err != nil {
 			return err
 		}
-		if !c.Accelerators.Set && c.VCPUs <= 0 {
-			return b.errAt(where+".accelerators", "required (or vcpus for CPU-only jobs)")
-		}
-		vals := c.Accelerators.Values
-		if !c.Accelerators.Set {
-			vals = []float64{0}
-		}
-		for _, v := range vals {
-			if v < 0 || (v > 1 && v != math.Trunc(v)) {
-				return b.errAt(where+".accelerators", "%g is not allowed (whole numbers, or a fraction below 1 for GPU sharing)", v)
-			}
-			if v == 0 && c.VCPUs <= 0 {
-				return b.errAt(where+".accelerators", "a job must request accelerators or vcpus")
-			}
-		}
-		ch, err := workload.NewChoices(vals, c.Accelerators.Weights)
-		if err != nil {
-			return b.wrapAt(where+".accelerators", err, "%v", err)
-		}
-		for k, t := range c.InstanceTypes {
-			if _, ok := s.Catalog.Lookup(t); !ok {
-				return b.errAt(where+".instance_types"+index(k), "unknown instance type %q", t)
-			}
-			if s.Fleet.Nodes(t) == 0 && !b.timelineAdds(t) {
-				return b.errAt(where+".instance_types"+index(k), "%q has no nodes in the fleet", t)
-			}
-		}
-		res := c.Resource
-		if res == "" {
-			res = hardware.ResourceNvidiaGPU
-		}
-		maxA := 0.0
-		for _, v := range vals {
-			maxA = math.Max(maxA, v)
-		}
-		if maxA > 0 {
-			if err := b.checkPlaceable(where+".accelerators", c.InstanceTypes, res, maxA); err != nil {
-				return err
-			}
-		}
-		out.Classes = append(out.Classes, workload.Class{
-			Name: c.Name, Team: c.Team, PriorityClass: c.PriorityClass, User: c.User, Arrival: arr, Duration: dur,
-			Accelerators: ch, VCPUs: c.VCPUs, MemoryGiB: c.MemoryGiB, InstanceTypes: c.InstanceTypes,
-			CheckpointInterval: c.CheckpointInterval.Seconds, Resource: c.Resource,
-		})
+		out.Classes = append(out.Classes, cl)
 	}
 	s.Synthetic = out
 	return nil
+}
+
+// syntheticClass reads one synthetic class: its team and priority
+// class, which must exist, its arrivals, its duration and its request.
+func (b *builder) syntheticClass(where string, c classYAML) (workload.Class, error) {
+	s := b.s
+	if c.Name == "" {
+		return workload.Class{}, b.errAt(where+".name", "required")
+	}
+	if c.Team == "" {
+		return workload.Class{}, b.errAt(where+".team", "required (teams: %s)", strings.Join(b.teamNames(), ", "))
+	}
+	if s.TeamIndex(c.Team) < 0 {
+		return workload.Class{}, b.errAt(where+".team", "unknown team %q (teams: %s)", c.Team, strings.Join(b.teamNames(), ", "))
+	}
+	if _, ok := s.PriorityValue(c.PriorityClass); !ok {
+		return workload.Class{}, b.errAt(where+".priority_class", "unknown priority class %q", c.PriorityClass)
+	}
+	arr, err := b.arrival(where, c.Arrival)
+	if err != nil {
+		return workload.Class{}, err
+	}
+	if c.Duration == nil {
+		return workload.Class{}, b.errAt(where+".duration", "required (e.g. {dist: lognormal, median: 6h, sigma: 1.2})")
+	}
+	dur, err := b.dist(c.Duration, where+".duration", true)
+	if err != nil {
+		return workload.Class{}, err
+	}
+	ch, err := b.request(where, c)
+	if err != nil {
+		return workload.Class{}, err
+	}
+	return workload.Class{
+		Name: c.Name, Team: c.Team, PriorityClass: c.PriorityClass, User: c.User, Arrival: arr, Duration: dur,
+		Accelerators: ch, VCPUs: c.VCPUs, MemoryGiB: c.MemoryGiB, InstanceTypes: c.InstanceTypes,
+		CheckpointInterval: c.CheckpointInterval.Seconds, Resource: c.Resource,
+	}, nil
+}
+
+// arrival reads a class's arrivals: a Poisson rate per hour, shaped by
+// hourly and weekly factors when it has a profile.
+func (b *builder) arrival(where string, a arrivalYAML) (workload.Arrival, error) {
+	if p := a.Process; p != "" && p != "poisson" {
+		return workload.Arrival{}, b.errAt(where+".arrival.process", "%q is not supported (poisson)", p)
+	}
+	if a.RatePerHour == nil {
+		return workload.Arrival{}, b.errAt(where+".arrival.rate_per_hour", "required: arrivals per hour, >= 0")
+	}
+	if r := *a.RatePerHour; !(r >= 0) {
+		return workload.Arrival{}, b.errAt(where+".arrival.rate_per_hour", "must be >= 0, got %g", r)
+	}
+	arr := workload.Arrival{RatePerHour: *a.RatePerHour}
+	if pr := a.Profile; pr != nil {
+		at := where + ".arrival.profile"
+		if pr.Hourly != nil && len(pr.Hourly) != 24 {
+			return arr, b.errAt(at+".hourly", "24 factors, got %d", len(pr.Hourly))
+		}
+		if pr.Weekly != nil && len(pr.Weekly) != 7 {
+			return arr, b.errAt(at+".weekly", "7 factors, got %d", len(pr.Weekly))
+		}
+		for _, fs := range []struct {
+			key string
+			xs  []float64
+		}{{"hourly", pr.Hourly}, {"weekly", pr.Weekly}} {
+			for k, x := range fs.xs {
+				if x < 0 {
+					return arr, b.errAt(at+"."+fs.key+index(k), "factors must be >= 0, got %g", x)
+				}
+			}
+		}
+		arr.Hourly, arr.Weekly = pr.Hourly, pr.Weekly
+	}
+	return arr, nil
+}
+
+// request reads what a class's jobs ask for: accelerators (whole, or a
+// fraction below 1) or vCPUs alone, on instance types the fleet has or
+// the timeline adds, and no more accelerators than the largest
+// compatible pool holds.
+func (b *builder) request(where string, c classYAML) (workload.Choices, error) {
+	s := b.s
+	if !c.Accelerators.Set && c.VCPUs <= 0 {
+		return workload.Choices{}, b.errAt(where+".accelerators", "required (or vcpus for CPU-only jobs)")
+	}
+	vals := c.Accelerators.Values
+	if !c.Accelerators.Set {
+		vals = []float64{0}
+	}
+	for _, v := range vals {
+		if v < 0 || (v > 1 && v != math.Trunc(v)) {
+			return workload.Choices{}, b.errAt(where+".accelerators", "%g is not allowed (whole numbers, or a fraction below 1 for GPU sharing)", v)
+		}
+		if v == 0 && c.VCPUs <= 0 {
+			return workload.Choices{}, b.errAt(where+".accelerators", "a job must request accelerators or vcpus")
+		}
+	}
+	ch, err := workload.NewChoices(vals, c.Accelerators.Weights)
+	if err != nil {
+		return ch, b.wrapAt(where+".accelerators", err, "%v", err)
+	}
+	for k, t := range c.InstanceTypes {
+		if _, ok := s.Catalog.Lookup(t); !ok {
+			return ch, b.errAt(where+".instance_types"+index(k), "unknown instance type %q", t)
+		}
+		if s.Fleet.Nodes(t) == 0 && !b.timelineAdds(t) {
+			return ch, b.errAt(where+".instance_types"+index(k), "%q has no nodes in the fleet", t)
+		}
+	}
+	res := c.Resource
+	if res == "" {
+		res = hardware.ResourceNvidiaGPU
+	}
+	maxA := 0.0
+	for _, v := range vals {
+		maxA = math.Max(maxA, v)
+	}
+	if maxA > 0 {
+		if err := b.checkPlaceable(where+".accelerators", c.InstanceTypes, res, maxA); err != nil {
+			return ch, err
+		}
+	}
+	return ch, nil
 }
 
 func (b *builder) timelineAdds(typ string) bool {

@@ -199,6 +199,57 @@ func coreVictim(t *testing.T, cfg *Config, running []placed, gpus int, now float
 // job is warned of once and the job stays; on a waiting one it is held,
 // as other bad annotations are.
 func TestPreferLeastLostWorkPicksTheSimulatorsVictimOnKubernetes(t *testing.T) {
+	// A day's placement timeout: the clock jumps hours at a time, and a
+	// sync whose pod cache lags the jump must not take a running job for
+	// one whose pods never came.
+	const policy = "8 0 86400"
+	f := startLostWorkCluster(t, policy)
+	f.submit("x", "low", 4, "3h30m")
+	ax := f.runStart("x")
+	f.clock.advance(time.Hour)
+	f.submit("y", "low", 4, "2h")
+	ay := f.runStart("y")
+	if ax != 0 || ay != 3600 {
+		t.Fatalf("x admitted at %v s, y at %v s; want 0 and 3600", ax, ay)
+	}
+	f.clock.advance(3*time.Hour + 30*time.Minute)
+	now := f.clock.Now().Sub(f.t0).Seconds()
+
+	// The core's answer, and that it hangs on both fields.
+	cfg, err := lostWorkPolicy([]byte(policy), []FleetType{{Name: "p5.48xlarge", Resource: ResourceNVIDIA, PerNode: 8, Nodes: []string{"p5.48xlarge-0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := []placed{{"a/x", ax, ax, 3.5 * 3600}, {"a/y", ay, ay, 2 * 3600}}
+	want := coreVictim(t, cfg, running, 4, now)
+	if want != "a/x" {
+		t.Fatalf("the core preempts %s, want a/x (the case is not the one described)", want)
+	}
+	checkVictimNeedsBothFields(t, cfg, running, now)
+
+	f.submit("high", "high", 4, "")
+	victim, kept := f.victim()
+	if victim != want {
+		t.Fatalf("the Kubernetes backend preempted %s, the core (as in the simulator) %s", victim, want)
+	}
+	f.wait("a", "high", "admitted", admitted)
+	f.checkBadCheckpointIntervals(kept)
+}
+
+// lostWorkCluster is a control plane with one node of 8 GPUs and team
+// namespaces a and b, run by a controller under prefer_least_lost_work
+// whose time is the test's: it stands still between steps, and its time
+// 0 (its first sync) is t0.
+type lostWorkCluster struct {
+	*env
+	ctx   context.Context
+	clock *stepClock
+	t0    time.Time
+}
+
+// startLostWorkCluster starts the control plane and the controller on
+// policy; the test's cleanup stops the controller.
+func startLostWorkCluster(t *testing.T, policy string) *lostWorkCluster {
 	c := kubetest.Start(t)
 	c.Nodes("p5.48xlarge", ResourceNVIDIA, 8, 1)
 	e := &env{t: t, c: c}
@@ -209,16 +260,10 @@ func TestPreferLeastLostWorkPicksTheSimulatorsVictimOnKubernetes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A day's placement timeout: the clock jumps hours at a time, and a
-	// sync whose pod cache lags the jump must not take a running job for
-	// one whose pods never came.
-	const policy = "8 0 86400"
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "allot-policy", Namespace: "allot-system"}, Data: map[string]string{PolicyKey: policy}}
 	if _, err := c.Client.CoreV1().ConfigMaps("allot-system").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// The controller's time is the test's: it stands still between steps,
-	// and its time 0 (its first sync) is t0.
 	t0 := time.Now().UTC()
 	clock := &stepClock{t: t0}
 	cs, err := NewClient(c.ServiceAccount("allot-system", "allot-controller"))
@@ -236,47 +281,38 @@ func TestPreferLeastLostWorkPicksTheSimulatorsVictimOnKubernetes(t *testing.T) {
 			t.Errorf("controller: %v", err)
 		}
 	})
+	return &lostWorkCluster{env: e, ctx: ctx, clock: clock, t0: t0}
+}
 
-	submit := func(name, class string, gpus int, ckpt string) {
-		t.Helper()
-		j := newJob("a", name, class, gpus, "")
-		if ckpt != "" {
-			j.Annotations[AnnCheckpointInterval] = ckpt
-		}
-		if _, err := c.Client.BatchV1().Jobs("a").Create(ctx, j, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+// submit creates a job in team a, with a checkpoint interval unless ckpt
+// is "".
+func (f *lostWorkCluster) submit(name, class string, gpus int, ckpt string) {
+	f.t.Helper()
+	j := newJob("a", name, class, gpus, "")
+	if ckpt != "" {
+		j.Annotations[AnnCheckpointInterval] = ckpt
 	}
-	runStart := func(name string) float64 {
-		t.Helper()
-		j := e.wait("a", name, "admitted", admitted)
-		adm, ok := annTime(j, AnnAdmitted)
-		if !ok {
-			t.Fatalf("%s: no admitted annotation: %v", name, j.Annotations)
-		}
-		return adm.Sub(t0).Seconds()
+	if _, err := f.c.Client.BatchV1().Jobs("a").Create(f.ctx, j, metav1.CreateOptions{}); err != nil {
+		f.t.Fatal(err)
 	}
-	submit("x", "low", 4, "3h30m")
-	ax := runStart("x")
-	clock.advance(time.Hour)
-	submit("y", "low", 4, "2h")
-	ay := runStart("y")
-	if ax != 0 || ay != 3600 {
-		t.Fatalf("x admitted at %v s, y at %v s; want 0 and 3600", ax, ay)
-	}
-	clock.advance(3*time.Hour + 30*time.Minute)
-	now := clock.Now().Sub(t0).Seconds()
+}
 
-	// The core's answer, and that it hangs on both fields.
-	cfg, err := lostWorkPolicy([]byte(policy), []FleetType{{Name: "p5.48xlarge", Resource: ResourceNVIDIA, PerNode: 8, Nodes: []string{"p5.48xlarge-0"}}})
-	if err != nil {
-		t.Fatal(err)
+// runStart waits for a job of team a to be admitted and says when, in
+// the controller's seconds.
+func (f *lostWorkCluster) runStart(name string) float64 {
+	f.t.Helper()
+	j := f.wait("a", name, "admitted", admitted)
+	adm, ok := annTime(j, AnnAdmitted)
+	if !ok {
+		f.t.Fatalf("%s: no admitted annotation: %v", name, j.Annotations)
 	}
-	running := []placed{{"a/x", ax, ax, 3.5 * 3600}, {"a/y", ay, ay, 2 * 3600}}
-	want := coreVictim(t, cfg, running, 4, now)
-	if want != "a/x" {
-		t.Fatalf("the core preempts %s, want a/x (the case is not the one described)", want)
-	}
+	return adm.Sub(f.t0).Seconds()
+}
+
+// checkVictimNeedsBothFields checks that the core's victim hangs on both
+// run starts and checkpoint intervals: without either, it is a/y.
+func checkVictimNeedsBothFields(t *testing.T, cfg *Config, running []placed, now float64) {
+	t.Helper()
 	for what, strip := range map[string]func(p *placed){
 		"run starts":           func(p *placed) { p.runStart = 0 },
 		"checkpoint intervals": func(p *placed) { p.checkpointInterval = 0 },
@@ -291,41 +327,48 @@ func TestPreferLeastLostWorkPicksTheSimulatorsVictimOnKubernetes(t *testing.T) {
 			t.Errorf("without %s the core preempts %s, want a/y: the case does not show that the backend must set them", what, got)
 		}
 	}
+}
 
-	submit("high", "high", 4, "")
-	var victim, kept string
+// victim waits for x or y to be preempted by a/high, and names the one
+// preempted and the one kept.
+func (f *lostWorkCluster) victim() (victim, kept string) {
+	f.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for victim == "" {
 		for _, n := range []string{"x", "y"} {
-			if j := e.get("a", n); *j.Spec.Suspend {
+			if j := f.get("a", n); *j.Spec.Suspend {
 				victim, kept = ID(j), map[string]string{"x": "y", "y": "x"}[n]
 				if by := j.Annotations[AnnPreemptedBy]; by != "a/high" {
-					t.Errorf("%s preempted by %q, want a/high; annotations %v", victim, by, j.Annotations)
+					f.t.Errorf("%s preempted by %q, want a/high; annotations %v", victim, by, j.Annotations)
 				}
 			}
 		}
 		if victim == "" && time.Now().After(deadline) {
-			t.Fatalf("neither x nor y preempted 20 s after a/high came")
+			f.t.Fatalf("neither x nor y preempted 20 s after a/high came")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if victim != want {
-		t.Fatalf("the Kubernetes backend preempted %s, the core (as in the simulator) %s", victim, want)
-	}
-	e.wait("a", "high", "admitted", admitted)
+	return victim, kept
+}
 
+// checkBadCheckpointIntervals checks that a bad annotation on a running
+// job (kept) is warned of once and the job stays, and that a waiting job
+// with one is held, saying why.
+func (f *lostWorkCluster) checkBadCheckpointIntervals(kept string) {
+	t, c := f.t, f.c
+	t.Helper()
 	// A running job whose annotation goes bad stays, warned once.
 	// The Job controller writes its status meanwhile: retry on conflict.
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		j := e.get("a", kept)
+		j := f.get("a", kept)
 		j.Annotations[AnnCheckpointInterval] = "often"
-		_, err := c.Client.BatchV1().Jobs("a").Update(ctx, j, metav1.UpdateOptions{})
+		_, err := c.Client.BatchV1().Jobs("a").Update(f.ctx, j, metav1.UpdateOptions{})
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * time.Second) // three resyncs
-	if j := e.get("a", kept); *j.Spec.Suspend {
+	if j := f.get("a", kept); *j.Spec.Suspend {
 		t.Errorf("a/%s suspended for a bad checkpoint interval: it holds quota and must stay", kept)
 	}
 	if got := warnings(t, c, "a", kept, "BadCheckpointInterval"); len(got) != 1 || got[0].Count != 1 ||
@@ -333,8 +376,8 @@ func TestPreferLeastLostWorkPicksTheSimulatorsVictimOnKubernetes(t *testing.T) {
 		t.Errorf("warnings for the running job: %+v; want one, once, naming the job and the annotation", got)
 	}
 	// A waiting job with a bad one is held, saying why.
-	submit("bad", "low", 4, "ten minutes")
-	j := e.wait("a", "bad", "given a reason", func(j *batchv1.Job, _ int) bool { return j.Annotations[AnnReason] != "" })
+	f.submit("bad", "low", 4, "ten minutes")
+	j := f.wait("a", "bad", "given a reason", func(j *batchv1.Job, _ int) bool { return j.Annotations[AnnReason] != "" })
 	if why := j.Annotations[AnnReason]; !strings.Contains(why, "not admitted") || !strings.Contains(why, AnnCheckpointInterval) || !strings.Contains(why, "a/bad") {
 		t.Errorf("reason %q", why)
 	}

@@ -27,37 +27,12 @@ func RunShim(runDir string) error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, unix.SIGTERM, unix.SIGUSR1, unix.SIGINT, unix.SIGHUP)
 	defer signal.Stop(sigs)
-	if err := checkOwnDir(filepath.Dir(runDir)); err != nil {
-		return err
-	}
-	if err := checkOwnDir(runDir); err != nil {
-		return err
-	}
-	me, err := readStat(os.Getpid())
+	s, rec, err := claimRun(runDir)
 	if err != nil {
 		return err
-	}
-	s := &status{Phase: phaseClaimed, Shim: os.Getpid(), ShimStart: me.start}
-	rec, err := createStatus(runDir, s)
-	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("run %s was claimed by a restarted daemon: not starting it", runDir)
-	}
-	if err != nil {
-		// Nothing recorded: the daemon finds the shim gone with no claim
-		// and starts the run again. The job has not started.
-		return fmt.Errorf("claim %s: %w", runDir, err)
 	}
 	defer rec.Close()
-	end := func(code int, sig string, cause error) error {
-		s.Phase, s.Code, s.Signal, s.Ended = phaseExited, code, sig, time.Now().UnixNano()
-		if cause != nil {
-			s.Error = cause.Error()
-		}
-		if err := s.write(rec); err != nil {
-			return errors.Join(cause, fmt.Errorf("record exit: %w", err))
-		}
-		return cause
-	}
+	end := func(code int, sig string, cause error) error { return recordExit(rec, s, code, sig, cause) }
 	spec, err := readSpec(runDir)
 	if err != nil {
 		return end(127, "", err)
@@ -96,6 +71,72 @@ func RunShim(runDir string) error {
 		_ = cmd.Wait()
 		return end(127, "", fmt.Errorf("record the job's pid: %w", err))
 	}
+	awaitExit(pid, sigs)
+	// The job is its process group: what it left behind goes with it, so
+	// no straggler keeps its devices once its end is recorded.
+	_ = unix.Kill(-pid, unix.SIGKILL)
+	err = cmd.Wait()
+	reapAll(5 * time.Second)
+	code, sig := 0, ""
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig = ws.Signal().String()
+			code = 128 + int(ws.Signal())
+		}
+	} else if err != nil {
+		return end(127, "", err)
+	}
+	return end(code, sig, nil)
+}
+
+// claimRun claims the run directory for this shim: both it and the
+// daemon's directory above must be the shim's user's own, and the status
+// file must not exist yet (a restarted daemon may have claimed the run).
+// It returns the status recorded and its file, open for the updates.
+func claimRun(runDir string) (*status, *os.File, error) {
+	if err := checkOwnDir(filepath.Dir(runDir)); err != nil {
+		return nil, nil, err
+	}
+	if err := checkOwnDir(runDir); err != nil {
+		return nil, nil, err
+	}
+	me, err := readStat(os.Getpid())
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &status{Phase: phaseClaimed, Shim: os.Getpid(), ShimStart: me.start}
+	rec, err := createStatus(runDir, s)
+	if errors.Is(err, os.ErrExist) {
+		return nil, nil, fmt.Errorf("run %s was claimed by a restarted daemon: not starting it", runDir)
+	}
+	if err != nil {
+		// Nothing recorded: the daemon finds the shim gone with no claim
+		// and starts the run again. The job has not started.
+		return nil, nil, fmt.Errorf("claim %s: %w", runDir, err)
+	}
+	return s, rec, nil
+}
+
+// recordExit records how the run ended (its exit code, the signal that
+// ended it, the error that kept it from running) and returns cause, with
+// any failure to record it.
+func recordExit(rec *os.File, s *status, code int, sig string, cause error) error {
+	s.Phase, s.Code, s.Signal, s.Ended = phaseExited, code, sig, time.Now().UnixNano()
+	if cause != nil {
+		s.Error = cause.Error()
+	}
+	if err := s.write(rec); err != nil {
+		return errors.Join(cause, fmt.Errorf("record exit: %w", err))
+	}
+	return cause
+}
+
+// awaitExit waits for the job's leader pid to exit, passing the daemon's
+// signals on to its group meanwhile: SIGUSR1 kills it, the first other
+// one (a restarted daemon asks again) is passed on as SIGTERM.
+func awaitExit(pid int, sigs <-chan os.Signal) {
 	exited := make(chan struct{})
 	go func() {
 		// WNOWAIT: the leader stays a zombie, so its group id cannot be
@@ -124,23 +165,6 @@ func RunShim(runDir string) error {
 			waiting = false
 		}
 	}
-	// The job is its process group: what it left behind goes with it, so
-	// no straggler keeps its devices once its end is recorded.
-	_ = unix.Kill(-pid, unix.SIGKILL)
-	err = cmd.Wait()
-	reapAll(5 * time.Second)
-	code, sig := 0, ""
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			sig = ws.Signal().String()
-			code = 128 + int(ws.Signal())
-		}
-	} else if err != nil {
-		return end(127, "", err)
-	}
-	return end(code, sig, nil)
 }
 
 // checkOwnDir refuses a directory that is a link, is not the shim's

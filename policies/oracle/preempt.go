@@ -129,92 +129,126 @@ func Targets(m *policies.Model, running []Job, p Job) []Target {
 		return nil
 	}
 	spec := &m.Queues[p.Queue]
-	t0 := s.trees[frs[0]] // every tree has the same shape
-	nQ := t0.nQueues
+	cands := candidates(running, sources(s, spec, &p, frs, need), spec, &p, need)
+	if len(cands) == 0 {
+		return nil
+	}
+	sortCandidates(cands, &p)
+	for _, allowBorrow := range passes(s, spec, &p, cands, need) {
+		if out := takeUntilFits(s, &p, cands, need, allowBorrow); out != nil {
+			return out
+		}
+	}
+	return nil
+}
 
-	// §5.2: list the teams jobs may be taken from, with the cohort where
-	// each meets the preemptor's path and whether the preemptor has the
-	// hierarchical advantage there.
-	type source struct {
-		queue, lca int
-		adv        bool
-	}
-	var sources []source
+// source is a queue jobs may be taken from (§5.2): lca is the cohort
+// where it meets the preemptor's path (-1 for the preemptor's own queue),
+// adv whether the preemptor has the hierarchical advantage there.
+type source struct {
+	queue, lca int
+	adv        bool
+}
+
+// sources lists the queues jobs may be taken from (§5.2): the
+// preemptor's own, then, walking up its cohorts, every other queue that
+// is not within its quota on what p needs.
+func sources(s *state, spec *policies.QueueSpec, p *Job, frs, need []int) []source {
+	t0 := s.trees[frs[0]] // every tree has the same shape
+	var out []source
 	if spec.WithinQueue != policies.Never {
-		sources = append(sources, source{p.Queue, -1, false})
+		out = append(out, source{p.Queue, -1, false})
 	}
-	if spec.Reclaim != policies.Never && t0.parent[p.Queue] >= 0 {
-		rem := map[int]policies.Qty{}
-		adv := true
+	if spec.Reclaim == policies.Never || t0.parent[p.Queue] < 0 {
+		return out
+	}
+	// p has the advantage at a cohort when it fits within quota below
+	// it: in its own queue, or at a cohort passed on the way up (what it
+	// still lacks after the local quota below fits that subtree's quota).
+	rem := map[int]policies.Qty{}
+	adv := true
+	for _, fr := range frs {
+		t := s.trees[fr]
+		if t.usage(p.Queue)+p.Usage[fr] > t.subtreeQuota(p.Queue) {
+			adv = false
+		}
+		rem[fr] = max(0, p.Usage[fr]-max(0, t.localQuota(p.Queue)-t.usage(p.Queue)))
+	}
+	prev := p.Queue
+	for cur := t0.parent[p.Queue]; cur >= 0; cur = t0.parent[cur] {
+		out = s.collect(out, t0, p.Queue, need, source{cur, cur, adv}, prev)
+		fitsHere := true
 		for _, fr := range frs {
 			t := s.trees[fr]
-			if t.usage(p.Queue)+p.Usage[fr] > t.subtreeQuota(p.Queue) {
-				adv = false
+			if t.usage(cur)+rem[fr] > t.subtreeQuota(cur) {
+				fitsHere = false
 			}
-			rem[fr] = max(0, p.Usage[fr]-max(0, t.localQuota(p.Queue)-t.usage(p.Queue)))
+			rem[fr] = max(0, rem[fr]-max(0, t.localQuota(cur)-t.usage(cur)))
 		}
-		var collect func(n, skip, lca int, adv bool)
-		collect = func(n, skip, lca int, adv bool) {
-			for _, ch := range t0.children[n] {
-				if ch == skip || ch == p.Queue || s.withinNominal(ch, need) {
-					continue
-				}
-				if ch < nQ {
-					sources = append(sources, source{ch, lca, adv})
-				} else {
-					collect(ch, skip, lca, adv)
-				}
-			}
+		adv = adv || fitsHere
+		prev = cur
+	}
+	return out
+}
+
+// collect adds to out the queues under node at.queue (at.lca and at.adv
+// passed on), but for the subtree skip and the preemptor's queue own,
+// that are not within their quota on need.
+func (s *state) collect(out []source, t0 *tree, own int, need []int, at source, skip int) []source {
+	for _, ch := range t0.children[at.queue] {
+		if ch == skip || ch == own || s.withinNominal(ch, need) {
+			continue
 		}
-		prev := p.Queue
-		for cur := t0.parent[p.Queue]; cur >= 0; cur = t0.parent[cur] {
-			collect(cur, prev, cur, adv)
-			fitsHere := true
-			for _, fr := range frs {
-				t := s.trees[fr]
-				if t.usage(cur)+rem[fr] > t.subtreeQuota(cur) {
-					fitsHere = false
-				}
-				rem[fr] = max(0, rem[fr]-max(0, t.localQuota(cur)-t.usage(cur)))
-			}
-			adv = adv || fitsHere
-			prev = cur
+		if ch < t0.nQueues {
+			out = append(out, source{ch, at.lca, at.adv})
+		} else {
+			out = s.collect(out, t0, own, need, source{ch, at.lca, at.adv}, skip)
 		}
 	}
+	return out
+}
 
+// candidates lists, source by source, the running jobs of each that use
+// what p needs and that the queue's policy lets p preempt, each
+// classified (§5.2).
+func candidates(running []Job, srcs []source, spec *policies.QueueSpec, p *Job, need []int) []candidate {
 	var cands []candidate
-	for _, src := range sources {
+	for _, src := range srcs {
 		pol := spec.Reclaim
 		if src.queue == p.Queue {
 			pol = spec.WithinQueue
 		}
 		for i := range running {
 			j := &running[i]
-			if j.Queue != src.queue || !usesAny(j, need) || !satisfies(pol, &p, j) {
+			if j.Queue != src.queue || !usesAny(j, need) || !satisfies(pol, p, j) {
 				continue
 			}
-			k := withinCQ
-			switch {
-			case j.Queue == p.Queue:
-			case src.adv:
-				k = hierarchical
-			case spec.BorrowWithin == policies.Never:
-				k = reclaimWithoutBorrowing
-			case j.Priority >= p.Priority || (spec.HasBorrowThreshold && j.Priority > spec.BorrowThreshold):
-				k = reclaimWithoutBorrowing
-			default:
-				k = reclaimWhileBorrowing
-			}
-			cands = append(cands, candidate{j, k, src.lca})
+			cands = append(cands, candidate{j, classify(spec, p, j, src), src.lca})
 		}
 	}
-	if len(cands) == 0 {
-		return nil
-	}
+	return cands
+}
 
-	// §5.3: evicted first; then teams with the advantage, other teams, the
-	// preemptor's own; within each, lower priority, the latest admitted,
-	// the lowest sequence.
+// classify is a candidate's standing toward the preemptor (§5.2).
+func classify(spec *policies.QueueSpec, p, j *Job, src source) class {
+	switch {
+	case j.Queue == p.Queue:
+		return withinCQ
+	case src.adv:
+		return hierarchical
+	case spec.BorrowWithin == policies.Never:
+		return reclaimWithoutBorrowing
+	case j.Priority >= p.Priority || (spec.HasBorrowThreshold && j.Priority > spec.BorrowThreshold):
+		return reclaimWithoutBorrowing
+	}
+	return reclaimWhileBorrowing
+}
+
+// sortCandidates puts the candidates in the order they are taken (§5.3):
+// evicted first; then teams with the advantage, other teams, the
+// preemptor's own; within each, lower priority, the latest admitted, the
+// lowest sequence.
+func sortCandidates(cands []candidate, p *Job) {
 	group := func(c candidate) int {
 		g := 2
 		switch {
@@ -246,8 +280,15 @@ func Targets(m *policies.Model, running []Job, p Job) []Target {
 		}
 		return 1
 	})
+}
 
-	// §5.4: the passes, then the walk and the minimisation.
+// passes are the walks over the candidates (§5.4), each saying whether
+// p may borrow once its victims are gone: first yes, then no; yes alone
+// where every candidate is of p's own queue, or borrowing within the
+// cohort is forbidden and p is at or over nominal on what it needs;
+// first no, then yes, where it is forbidden and no candidate gives the
+// advantage.
+func passes(s *state, spec *policies.QueueSpec, p *Job, cands []candidate, need []int) []bool {
 	hasHier, hasOther := false, false
 	for _, c := range cands {
 		hasHier = hasHier || c.class == hierarchical
@@ -261,45 +302,51 @@ func Targets(m *policies.Model, running []Job, p Job) []Target {
 			underNominal = false
 		}
 	}
-	passes := []bool{true, false}
 	switch {
 	case !hasOther || (bwcForbidden && !underNominal):
-		passes = []bool{true}
+		return []bool{true}
 	case bwcForbidden && !hasHier:
-		passes = []bool{false, true}
+		return []bool{false, true}
 	}
-	for _, allowBorrow := range passes {
-		var taken []candidate
-		for _, c := range cands {
-			if c.job.Queue != p.Queue {
-				if allowBorrow && c.class == reclaimWithoutBorrowing {
-					continue
-				}
-				if !stillBorrowing(s, c, need) {
-					continue
-				}
+	return []bool{true, false}
+}
+
+// takeUntilFits is one pass (§5.4): it removes candidates in order, those
+// of other queues only while they still borrow (and, when p may borrow,
+// not those reclaimed without borrowing), until p fits; then it puts back
+// every victim, latest first, that p fits without. Nil, and the usage as
+// it was, when p never fits.
+func takeUntilFits(s *state, p *Job, cands []candidate, need []int, allowBorrow bool) []Target {
+	var taken []candidate
+	for _, c := range cands {
+		if c.job.Queue != p.Queue {
+			if allowBorrow && c.class == reclaimWithoutBorrowing {
+				continue
 			}
-			s.remove(c.job, 1)
-			taken = append(taken, c)
-			if s.fits(&p, allowBorrow) {
-				for i := len(taken) - 2; i >= 0; i-- {
-					s.remove(taken[i].job, -1)
-					if s.fits(&p, allowBorrow) {
-						taken = slices.Delete(taken, i, i+1)
-					} else {
-						s.remove(taken[i].job, 1)
-					}
-				}
-				out := make([]Target, 0, len(taken))
-				for _, c := range taken {
-					out = append(out, Target{c.job.ID, c.class.reason()})
-				}
-				return out
+			if !stillBorrowing(s, c, need) {
+				continue
 			}
 		}
-		for _, c := range taken {
-			s.remove(c.job, -1)
+		s.remove(c.job, 1)
+		taken = append(taken, c)
+		if s.fits(p, allowBorrow) {
+			for i := len(taken) - 2; i >= 0; i-- {
+				s.remove(taken[i].job, -1)
+				if s.fits(p, allowBorrow) {
+					taken = slices.Delete(taken, i, i+1)
+				} else {
+					s.remove(taken[i].job, 1)
+				}
+			}
+			out := make([]Target, 0, len(taken))
+			for _, c := range taken {
+				out = append(out, Target{c.job.ID, c.class.reason()})
+			}
+			return out
 		}
+	}
+	for _, c := range taken {
+		s.remove(c.job, -1)
 	}
 	return nil
 }

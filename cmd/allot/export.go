@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/atomicfile"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
@@ -121,7 +122,7 @@ holds the warnings, one line per kind with the teams it concerns.`,
 			warnings += "\n"
 		}
 		for name, body := range map[string][]byte{"objects.yaml": objs, "kueue-config.yaml": conf, "warnings.txt": []byte(warnings)} {
-			if err := writeFileAtomic(filepath.Join(outDir, name), body); err != nil {
+			if err := atomicfile.Write(filepath.Join(outDir, name), body); err != nil {
 				return err
 			}
 		}
@@ -217,7 +218,7 @@ func writeExportFiles(cmd *cobra.Command, outDir string, files map[string]any, w
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(outDir, name), append(data, '\n')); err != nil {
+		if err := atomicfile.Write(filepath.Join(outDir, name), append(data, '\n')); err != nil {
 			return err
 		}
 	}
@@ -225,7 +226,7 @@ func writeExportFiles(cmd *cobra.Command, outDir string, files map[string]any, w
 	if text != "" {
 		text += "\n"
 	}
-	if err := writeFileAtomic(filepath.Join(outDir, "warnings.txt"), []byte(text)); err != nil {
+	if err := atomicfile.Write(filepath.Join(outDir, "warnings.txt"), []byte(text)); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d inputs; %d warnings\n", outDir, len(files), len(warnings))

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/atomicfile"
 	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/cmd/internal/livereport"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
@@ -234,7 +235,7 @@ those that ended meanwhile are settled from their records.`,
 			if err != nil {
 				return liveErr(err)
 			}
-			if err := writeFileAtomic(out, data); err != nil {
+			if err := atomicfile.Write(out, data); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "allot live backup: %d bytes to %s\n", len(data), out)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/search"
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
@@ -37,6 +39,19 @@ func badInput(err error) error {
 		return nil
 	}
 	return &inputError{err}
+}
+
+// libraryErr marks what a library blames on its input (a search's or a
+// simulation's InputError) as bad input.
+func libraryErr(err error) error {
+	var (
+		se *search.InputError
+		re *simrun.InputError
+	)
+	if errors.As(err, &se) || errors.As(err, &re) {
+		return badInput(err)
+	}
+	return err
 }
 
 func main() {

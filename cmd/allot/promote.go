@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"maps"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/policies"
@@ -122,7 +121,7 @@ func promoteLive(cmd *cobra.Command, path string, f *promoteFlags) error {
 		return clientErr(err)
 	}
 	if !f.asJSON {
-		printPromotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
+		show.Promotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
 	}
 	if f.dryRun {
 		if f.asJSON {
@@ -141,52 +140,6 @@ func promoteLive(cmd *cobra.Command, path string, f *promoteFlags) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "applied: the daemon now runs %s; no job was stopped or restarted by the change itself\n", applied.NewID)
 	return nil
-}
-
-// printPromotion shows how one scheduling pass decides under each policy,
-// job by job, where the two differ.
-func printPromotion(w io.Writer, curID, newID string, cur, next live.Decisions) {
-	fmt.Fprintf(w, "promote %s (the current policy: %s)\n\n", newID, curID)
-	say := func(d live.Decisions, id string) string {
-		if f, ok := d.Admitted[id]; ok {
-			return "admitted on " + f
-		}
-		if why, ok := d.Preempted[id]; ok {
-			return "preempted: " + why
-		}
-		return "no change"
-	}
-	ids := slices.Collect(maps.Keys(cur.Admitted))
-	for _, m := range []map[string]string{cur.Preempted, next.Admitted, next.Preempted} {
-		for id := range m {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	slices.SortFunc(ids, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b) // numeric ids in order
-		}
-		return strings.Compare(a, b)
-	})
-	var rows [][]string
-	same := 0
-	for _, id := range ids {
-		a, b := say(cur, id), say(next, id)
-		if a == b {
-			same++
-			continue
-		}
-		rows = append(rows, []string{id, a, b})
-	}
-	if len(rows) == 0 {
-		fmt.Fprintf(w, "one scheduling pass now decides the same under both policies (%d decisions)\n", same)
-		return
-	}
-	fmt.Fprintln(w, "one scheduling pass now, where the policies differ:")
-	writeTable(w, []string{"job", "current policy", "new policy"}, rows)
-	fmt.Fprintf(w, "(%d of %d decisions differ)\n", len(rows), len(rows)+same)
 }
 
 // promoteKube previews POLICY on a snapshot of the cluster and writes it
@@ -218,7 +171,7 @@ func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dr
 	}
 	resp := live.PolicyResponse{Current: dc, Promoted: dn, CurrentID: "ConfigMap " + pns + "/" + pname, NewID: policyID(path, data)}
 	if !asJSON {
-		printPromotion(cmd.OutOrStdout(), resp.CurrentID, resp.NewID, dc, dn)
+		show.Promotion(cmd.OutOrStdout(), resp.CurrentID, resp.NewID, dc, dn)
 	}
 	if !dryRun {
 		cs, err := k.client()

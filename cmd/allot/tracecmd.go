@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
 )
@@ -46,17 +47,17 @@ FILE. A scenario can replay the file with workload.trace.`,
 				seed = s.Seed
 			}
 			src := s.Synthetic.Source(seed)
-			bar := newProgress(cmd.ErrOrStderr(), false, "generating")
+			bar := show.NewProgress(cmd.ErrOrStderr(), false, "generating")
 			n, err := workload.WriteAll(out, src, func(n int, j *workload.Job) {
 				if n%10000 == 0 {
-					bar.update(j.Submit/maxf(s.Synthetic.Until, s.Horizon), fmt.Sprintf("%d jobs", n))
+					bar.Update(j.Submit/maxf(s.Synthetic.Until, s.Horizon), fmt.Sprintf("%d jobs", n))
 				}
 			})
 			if err != nil {
-				bar.done()
+				bar.Done()
 				return badInput(err)
 			}
-			bar.done()
+			bar.Done()
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d jobs to %s\n", n, out)
 			return nil
 		},

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/workload"
 	"github.com/allot-sim/allot/workload/importers"
@@ -75,7 +75,7 @@ Formats:
 			} else {
 				scenario = ""
 			}
-			printImport(cmd, res, out, scenario)
+			show.Import(cmd.ErrOrStderr(), res, out, scenario)
 			return nil
 		},
 	}
@@ -90,36 +90,4 @@ Formats:
 	cmd.Flags().IntVar(&opt.GPUsPerNode, "gpus-per-node", 8, "gavel-philly: GPUs per node")
 	cmd.MarkFlagRequired("format")
 	return cmd
-}
-
-func printImport(cmd *cobra.Command, r *importers.Result, out, scenario string) {
-	e := cmd.ErrOrStderr()
-	left := 0
-	for _, n := range r.LeftOut {
-		left += n
-	}
-	fmt.Fprintf(e, "%s: %d rows read, %d jobs written to %s, %d left out\n", r.Format, r.Rows, len(r.Jobs), out, left)
-	var reasons []string
-	for k := range r.LeftOut {
-		reasons = append(reasons, k)
-	}
-	sort.Strings(reasons)
-	for _, k := range reasons {
-		fmt.Fprintf(e, "  left out: %6d  %s\n", r.LeftOut[k], k)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(e, "  - %s\n", n)
-	}
-	if scenario != "" {
-		nodes := 0
-		for _, n := range r.Nodes {
-			nodes += n.Count
-		}
-		what := "from the trace"
-		if r.FleetAssumed {
-			what = "sized by the importer"
-		}
-		fmt.Fprintf(e, "wrote %s: %d node types, %d nodes (%s), %d teams; run it with: allot sim %s\n",
-			scenario, len(r.Types), nodes, what, len(r.Teams), scenario)
-	}
 }

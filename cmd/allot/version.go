@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
+	"github.com/allot-sim/allot/cmd/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
@@ -12,42 +12,8 @@ import (
 // into the binary is used.
 var version, commit = "", ""
 
-// versionString is "allot VERSION (COMMIT)"; a commit Go stamped is
-// marked "-dirty" when the build had uncommitted changes (make marks its own).
-func versionString() string {
-	v, c := version, commit
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		if c == "" {
-			c = stampedCommit(bi.Settings)
-		}
-	}
-	if v == "" {
-		v = "dev"
-	}
-	if c == "" {
-		c = "unknown"
-	}
-	return fmt.Sprintf("allot %s (%s)", v, c)
-}
-
-func stampedCommit(settings []debug.BuildSetting) string {
-	rev, dirty := "", false
-	for _, s := range settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value[:min(12, len(s.Value))]
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev != "" && dirty {
-		rev += "-dirty"
-	}
-	return rev
-}
+// versionString is "allot VERSION (COMMIT)" (buildinfo.Version).
+func versionString() string { return buildinfo.Version(version, commit) }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{

@@ -2,28 +2,22 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 )
 
-// loadScenario loads a scenario and applies a --policy override.
+// loadScenario loads a scenario and applies a --policy override
+// (simrun.Load); what it refuses is bad input.
 func loadScenario(path, policy string) (*scenarios.Scenario, error) {
-	s, err := scenarios.Load(path)
+	s, err := simrun.Load(path, policy)
 	if err != nil {
 		return nil, badInput(err)
 	}
-	if policy != "" {
-		if s, err = s.WithPolicy(policy); err != nil {
-			return nil, badInput(err)
-		}
-	}
 	return s, nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }
 
 // unmetObjectives is the finding of a run that missed objectives: exit 1,
 // after everything was printed.

@@ -163,3 +163,16 @@ func Warn(w io.Writer, scens ...*scenarios.Scenario) {
 		}
 	}
 }
+
+// Load loads a scenario and applies a --policy override (a policy kind or
+// a policy file; "" keeps the scenario's).
+func Load(path, policy string) (*scenarios.Scenario, error) {
+	s, err := scenarios.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if policy != "" {
+		return s.WithPolicy(policy)
+	}
+	return s, nil
+}

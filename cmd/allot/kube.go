@@ -13,9 +13,7 @@ import (
 	"github.com/allot-sim/allot/cmd/internal/livereport"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/kube"
-	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 )
 
 // kubeTarget is where a live command acts: the local daemon, or with
@@ -86,29 +84,4 @@ func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap, httpAddr st
 		o.Listen = func() (net.Listener, error) { return listenHTTP(httpAddr) }
 	}
 	return liveErr(k.Serve(ctx, o))
-}
-
-// What promote.go and replay.go use of live mode's wiring, by the names
-// they know.
-
-func (k *kubeTarget) policyMap() (string, string) { return k.PolicyConfigMap() }
-
-func (k *kubeTarget) client() (kubernetes.Interface, error) {
-	cs, err := k.Client()
-	return cs, liveErr(err)
-}
-
-// snapshotKubeUnder is the cluster's state as a snapshot under a policy
-// file's text (where names it), or the controller's ConfigMap's when nil.
-func snapshotKubeUnder(k *kubeTarget, where string, policy []byte) ([]byte, error) {
-	return liveconf.Remote(k.Target, k.job).SnapshotUnder(where, policy)
-}
-
-// kubeErr makes the API server's refusals bad input (exit 2).
-func kubeErr(err error) error { return liveErr(err) }
-
-func policyID(path string, data []byte) string { return liveconf.PolicyID(path, data) }
-
-func liveConfigOf(s *scenarios.Scenario, found map[string]live.FlavorDevices) *live.Config {
-	return liveconf.FromScenario(s, found)
 }

@@ -4,17 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/live"
-	"github.com/allot-sim/allot/live/kube"
-	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // promoteFlags are allot promote's flags.
@@ -145,7 +141,7 @@ func promoteLive(cmd *cobra.Command, path string, f *promoteFlags) error {
 // promoteKube previews POLICY on a snapshot of the cluster and writes it
 // to the controller's policy ConfigMap.
 func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dryRun, asJSON bool) error {
-	pns, pname := k.policyMap()
+	pns, pname := k.PolicyConfigMap()
 	data, dropped, err := scenarios.WithoutSection(data, "fleet")
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", path, err))
@@ -153,42 +149,16 @@ func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dr
 	if dropped && !asJSON {
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: its fleet section is left out: the cluster's nodes are the fleet\n", path)
 	}
-	cur, err := snapshotKubeUnder(k, "", nil)
+	resp, err := liveconf.PreviewKube(liveconf.Remote(k.Target, k.job), path, data)
 	if err != nil {
-		return err
+		return liveErr(err)
 	}
-	next, err := snapshotKubeUnder(k, path, data)
-	if err != nil {
-		return err
-	}
-	dc, err := snapshotDecisions("the current policy", cur)
-	if err != nil {
-		return err
-	}
-	dn, err := snapshotDecisions(path, next)
-	if err != nil {
-		return err
-	}
-	resp := live.PolicyResponse{Current: dc, Promoted: dn, CurrentID: "ConfigMap " + pns + "/" + pname, NewID: policyID(path, data)}
 	if !asJSON {
-		show.Promotion(cmd.OutOrStdout(), resp.CurrentID, resp.NewID, dc, dn)
+		show.Promotion(cmd.OutOrStdout(), resp.CurrentID, resp.NewID, resp.Current, resp.Promoted)
 	}
 	if !dryRun {
-		cs, err := k.client()
-		if err != nil {
-			return err
-		}
-		ctx := context.Background()
-		cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{})
-		if err != nil {
-			return kubeErr(err)
-		}
-		if cm.Data == nil {
-			cm.Data = map[string]string{}
-		}
-		cm.Data[kube.PolicyKey] = string(data)
-		if _, err := cs.CoreV1().ConfigMaps(pns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-			return kubeErr(err)
+		if err := k.ReplacePolicy(context.Background(), data); err != nil {
+			return liveErr(err)
 		}
 		resp.Applied = true
 	}
@@ -201,33 +171,4 @@ func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dr
 		fmt.Fprintf(cmd.OutOrStdout(), "applied: wrote %s to ConfigMap %s/%s; the controller follows it at its next sync\n", path, pns, pname)
 	}
 	return nil
-}
-
-// snapshotDecisions runs the core once on a snapshot's text.
-func snapshotDecisions(name string, data []byte) (live.Decisions, error) {
-	sf, err := scenarios.ParseSnapshot(name, data)
-	if err != nil {
-		return live.Decisions{}, badInput(err)
-	}
-	res, err := policies.RunSnapshot(sf.Snapshot)
-	if err != nil {
-		return live.Decisions{}, badInput(fmt.Errorf("%s: %w", name, err))
-	}
-	d := live.Decisions{Admitted: map[string]string{}, Preempted: map[string]string{}}
-	for _, a := range res.Admitted {
-		var fl []string
-		for _, byRes := range a.Flavors {
-			for _, f := range byRes {
-				if !slices.Contains(fl, f) {
-					fl = append(fl, f)
-				}
-			}
-		}
-		slices.Sort(fl)
-		d.Admitted[a.Name] = strings.Join(fl, ",")
-	}
-	for _, p := range res.Preempted {
-		d.Preempted[p.Name] = p.Reason
-	}
-	return d, nil
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/cmd/internal/replay"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/live/local"
@@ -93,7 +94,7 @@ func runReplay(cmd *cobra.Command, path, policy, dataDir string, o replay.Option
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: simulating with policy.preemption restore and checkpoint_save 0s (not %gs and %gs): the replay's jobs save and resume at once\n", pm.Restore, pm.CheckpointSave)
 	}
 	start := time.Now()
-	o.Config = liveConfigOf(s, nil)
+	o.Config = liveconf.FromScenario(s, nil)
 	ld, err := replay.Live(cmd.ErrOrStderr(), s, jobs, sd, o)
 	var busy *replay.BusyDirError
 	if errors.As(err, &busy) {

@@ -8,6 +8,7 @@ import (
 	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/live/local"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
@@ -18,7 +19,6 @@ type promoteFlags struct {
 	to     string
 	dryRun bool
 	asJSON bool
-	socket string
 	kt     kubeTarget
 	outDir string
 	apply  bool
@@ -90,8 +90,7 @@ real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 	cmd.Flags().StringVar(&f.et.batch.ServiceEnvironment, "service-environment", "", "with --to aws-batch and quota shares: the service environment")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show how decisions would change, and change nothing")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the decisions under both policies as JSON")
-	addSocketFlag(cmd, &f.socket)
-	addBackendFlags(cmd, &f.kt)
+	addRemoteFlags(cmd, &f.kt)
 	addPolicyFlag(cmd, &f.kt)
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
@@ -110,29 +109,29 @@ func promoteLive(cmd *cobra.Command, path string, f *promoteFlags) error {
 	} else if on {
 		return promoteKube(cmd, &f.kt, path, data, f.dryRun, f.asJSON)
 	}
-	c := live.NewClient(socketPath(f.socket))
+	r := live.NewSocketRemote(local.SocketPath(f.kt.socket))
 	req := live.PolicyRequest{Name: path, Policy: string(data)}
-	var preview live.PolicyResponse
-	if err := c.Do("POST", "/v1/policy", req, &preview); err != nil {
-		return clientErr(err)
+	preview, err := r.Promote(req)
+	if err != nil {
+		return liveErr(err)
 	}
 	if !f.asJSON {
 		show.Promotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
 	}
 	if f.dryRun {
 		if f.asJSON {
-			return printJSON(cmd.OutOrStdout(), preview)
+			return show.JSON(cmd.OutOrStdout(), preview)
 		}
 		fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")
 		return nil
 	}
 	req.Apply = true
-	var applied live.PolicyResponse
-	if err := c.Do("POST", "/v1/policy", req, &applied); err != nil {
-		return clientErr(err)
+	applied, err := r.Promote(req)
+	if err != nil {
+		return liveErr(err)
 	}
 	if f.asJSON {
-		return printJSON(cmd.OutOrStdout(), applied)
+		return show.JSON(cmd.OutOrStdout(), applied)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "applied: the daemon now runs %s; no job was stopped or restarted by the change itself\n", applied.NewID)
 	return nil
@@ -163,7 +162,7 @@ func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dr
 		resp.Applied = true
 	}
 	if asJSON {
-		return printJSON(cmd.OutOrStdout(), resp)
+		return show.JSON(cmd.OutOrStdout(), resp)
 	}
 	if dryRun {
 		fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")

@@ -12,7 +12,6 @@ import (
 )
 
 func newTopCmd() *cobra.Command {
-	var socket string
 	var once bool
 	var every time.Duration
 	var kt kubeTarget
@@ -33,7 +32,7 @@ frame every --interval; --once prints one plain frame and exits.`,
 			if every <= 0 {
 				return &usageError{cmd: cmd.CommandPath(), msg: "--interval must be positive"}
 			}
-			r, where, err := kt.remote(cmd, socket)
+			r, where, err := kt.remote(cmd)
 			if err != nil {
 				return err
 			}
@@ -57,8 +56,7 @@ frame every --interval; --once prints one plain frame and exits.`,
 	}
 	cmd.Flags().BoolVar(&once, "once", false, "print one plain frame and exit")
 	cmd.Flags().DurationVar(&every, "interval", time.Second, "time between refreshes")
-	addSocketFlag(cmd, &socket)
-	addBackendFlags(cmd, &kt)
+	addRemoteFlags(cmd, &kt)
 	addPolicyFlag(cmd, &kt)
 	return cmd
 }

@@ -1,6 +1,7 @@
 package show
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -32,3 +33,10 @@ func TrimFloat(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f",
 
 // Days formats simulated seconds as days.
 func Days(s float64) string { return fmt.Sprintf("%.1fd", s/86400) }
+
+// JSON prints v as indented JSON, as every --json does.
+func JSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -21,7 +21,7 @@ each figure.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := show.Catalog(hardware.Builtin())
 			if asJSON {
-				return printJSON(cmd.OutOrStdout(), out)
+				return show.JSON(cmd.OutOrStdout(), out)
 			}
 			return show.CatalogTable(cmd.OutOrStdout(), out)
 		},

@@ -81,7 +81,7 @@ writes exactly what one machine would have.`,
 					return err
 				}
 				if asJSON {
-					return printJSON(cmd.OutOrStdout(), map[string]any{"shard": k, "shards": n, "runs": len(owned), "of_runs": plan.Runs(), "file": path})
+					return show.JSON(cmd.OutOrStdout(), map[string]any{"shard": k, "shards": n, "runs": len(owned), "of_runs": plan.Runs(), "file": path})
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "shard %d of %d: %d of %d runs; wrote %s (merge the shards with 'allot sweep merge')\n", k, n, len(owned), plan.Runs(), path)
 				return nil
@@ -116,7 +116,7 @@ func showComparison(w, errW io.Writer, c *reports.Comparison, outDir string, asJ
 		}
 	}
 	if asJSON {
-		return printJSON(w, c)
+		return show.JSON(w, c)
 	}
 	show.Comparison(w, c)
 	return nil

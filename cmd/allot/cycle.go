@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/cycle"
 	"github.com/allot-sim/allot/cmd/internal/show"
-	"github.com/allot-sim/allot/policies"
-	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -33,30 +31,15 @@ plan with the snapshot's expected section and exits 1 on a difference.`,
 			if repeat < 1 {
 				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--repeat: must be at least 1, got %d", repeat)}
 			}
-			var (
-				sf   *scenarios.SnapshotFile
-				res  *policies.CycleResult
-				took []time.Duration
-			)
-			for range repeat { // a cycle changes the jobs: each run loads afresh
-				var err error
-				if sf, err = scenarios.LoadSnapshot(args[0]); err != nil {
-					return badInput(err)
-				}
-				res, err = policies.RunSnapshotWith(sf.Snapshot, func(decide func()) {
-					start := time.Now()
-					decide()
-					took = append(took, time.Since(start))
-				})
-				if err != nil {
-					return badInput(fmt.Errorf("%s: %w", args[0], err))
-				}
+			sf, res, took, err := cycle.Run(args[0], repeat)
+			if err != nil {
+				return badInput(err)
 			}
 			if stats {
 				show.CycleStats(cmd.ErrOrStderr(), sf, took)
 			}
 			if asJSON {
-				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := show.JSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
 			} else {

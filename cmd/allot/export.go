@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/allot-sim/allot/cmd/internal/exportfiles"
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
@@ -132,7 +133,7 @@ func exportHyperPod(cmd *cobra.Command, s *scenarios.Scenario, path, clusterARN,
 		if err != nil {
 			return err
 		}
-		return printJSON(cmd.OutOrStdout(), all)
+		return show.JSON(cmd.OutOrStdout(), all)
 	}
 	return writeAWS(cmd, outDir, exportfiles.HyperPod(h), h.Warnings, "compute-quota-*.json")
 }
@@ -150,7 +151,7 @@ func exportBatch(cmd *cobra.Command, s *scenarios.Scenario, path string, bt expo
 		if err != nil {
 			return err
 		}
-		return printJSON(cmd.OutOrStdout(), all)
+		return show.JSON(cmd.OutOrStdout(), all)
 	}
 	return writeAWS(cmd, outDir, files, b.Warnings, "quota-share-*.json")
 }

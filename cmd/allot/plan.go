@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
-	"github.com/allot-sim/allot/cmd/internal/buildinfo"
 	"github.com/allot-sim/allot/cmd/internal/search"
 	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
-	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -88,13 +85,8 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	s := pl.Scenario()
-	simrun.Warn(cmd.ErrOrStderr(), s)
-	policyFile := ""
-	if f.Policy != "" && !slices.Contains(scenarios.Kinds, f.Policy) {
-		policyFile = f.Policy
-	}
-	digest, err := search.Digest(buildinfo.ID(), path, policyFile, s.TracePath)
+	simrun.Warn(cmd.ErrOrStderr(), pl.Scenario())
+	digest, err := pl.Digest()
 	if err != nil {
 		return err
 	}
@@ -117,7 +109,7 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 		}
 	}
 	if f.asJSON {
-		if err := printJSON(cmd.OutOrStdout(), p); err != nil {
+		if err := show.JSON(cmd.OutOrStdout(), p); err != nil {
 			return err
 		}
 	} else {

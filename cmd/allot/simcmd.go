@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
@@ -98,22 +96,16 @@ func runSim(cmd *cobra.Command, path string, f *simFlags) error {
 		show.Shortcuts(cmd.ErrOrStderr(), &r.Counts, r.Off)
 	}
 	if f.asJSON {
-		if err := printJSON(cmd.OutOrStdout(), r.Summary); err != nil {
+		if err := show.JSON(cmd.OutOrStdout(), r.Summary); err != nil {
 			return err
 		}
 	} else {
 		show.Summary(cmd.OutOrStdout(), r.Summary)
 	}
 	if !r.AllMet {
-		return unmetObjectives(r.Summary.Objectives)
+		return &problemError{simrun.Unmet(r.Summary.Objectives)} // after everything was printed
 	}
 	return nil
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // addEngineFlag adds --engine: simulate a managed engine's own rules.

@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/allot-sim/allot/cmd/internal/show"
-	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/workload"
+	"github.com/allot-sim/allot/cmd/internal/traces"
 	"github.com/allot-sim/allot/workload/importers"
 	"github.com/spf13/cobra"
 )
@@ -48,34 +45,12 @@ Formats:
 			if out == "" {
 				return badInput(fmt.Errorf("trace import: -o FILE is required"))
 			}
-			f, err := importers.Lookup(format)
+			im := traces.Import{Format: format, Inputs: args, Options: opt, Out: out, Scenario: scenario, Policy: policy, NoScenario: noScenario}
+			res, written, err := im.Run()
 			if err != nil {
 				return badInput(err)
 			}
-			res, err := f.Import(args, opt)
-			if err != nil {
-				return badInput(err)
-			}
-			if _, err := workload.WriteAll(out, workload.NewSliceSource(res.Jobs, nil), nil); err != nil {
-				return badInput(err)
-			}
-			if scenario == "" {
-				scenario = strings.TrimSuffix(out, filepath.Ext(out)) + ".yaml"
-			}
-			rel, err := filepath.Rel(filepath.Dir(scenario), out)
-			if err != nil {
-				rel = out
-			}
-			if len(res.Nodes) > 0 && !noScenario {
-				name := strings.TrimSuffix(filepath.Base(scenario), filepath.Ext(scenario))
-				body := scenarios.Draft(res, scenarios.DraftOptions{Name: name, TracePath: rel, Policy: policy})
-				if err := os.WriteFile(scenario, body, 0o644); err != nil {
-					return err
-				}
-			} else {
-				scenario = ""
-			}
-			show.Import(cmd.ErrOrStderr(), res, out, scenario)
+			show.Import(cmd.ErrOrStderr(), res, out, written)
 			return nil
 		},
 	}

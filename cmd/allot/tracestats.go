@@ -33,7 +33,7 @@ where it has original times, the original waits and final statuses.`,
 				return badInput(err)
 			}
 			if asJSON {
-				return printJSON(cmd.OutOrStdout(), st)
+				return show.JSON(cmd.OutOrStdout(), st)
 			}
 			show.TraceStats(cmd.OutOrStdout(), args[0], st)
 			return nil

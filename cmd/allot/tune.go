@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/allot-sim/allot/cmd/internal/atomicfile"
-	"github.com/allot-sim/allot/cmd/internal/buildinfo"
 	"github.com/allot-sim/allot/cmd/internal/search"
 	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
@@ -76,7 +75,7 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 		return badInput(err)
 	}
 	simrun.Warn(cmd.ErrOrStderr(), t.Scenario())
-	digest, err := search.Digest(buildinfo.ID(), path, t.Source(), t.Scenario().TracePath)
+	digest, err := t.Digest()
 	if err != nil {
 		return err
 	}
@@ -107,7 +106,7 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	}
 	bar.Done()
 	if f.asJSON {
-		if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+		if err := show.JSON(cmd.OutOrStdout(), res); err != nil {
 			return err
 		}
 	} else {

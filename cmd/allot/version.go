@@ -12,9 +12,6 @@ import (
 // into the binary is used.
 var version, commit = "", ""
 
-// versionString is "allot VERSION (COMMIT)" (buildinfo.Version).
-func versionString() string { return buildinfo.Version(version, commit) }
-
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
@@ -22,7 +19,7 @@ func newVersionCmd() *cobra.Command {
 		Example: "  allot version\n  allot --version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionString())
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), buildinfo.Version(version, commit))
 			return err
 		},
 	}

@@ -181,3 +181,14 @@ func (r *SocketRemote) Backup() ([]byte, error) {
 	}
 	return data, nil
 }
+
+// Promote sends a policy file to the daemon: with req.Apply it puts the
+// policy in place, else the daemon only says how one scheduling pass
+// would decide under each policy.
+func (r *SocketRemote) Promote(req PolicyRequest) (*PolicyResponse, error) {
+	var resp PolicyResponse
+	if err := r.c.Do("POST", "/v1/policy", req, &resp); err != nil {
+		return nil, shown(err)
+	}
+	return &resp, nil
+}

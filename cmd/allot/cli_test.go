@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/spf13/cobra"
 )
 
@@ -143,7 +144,7 @@ func TestTraceGenWritesAReplayableTrace(t *testing.T) {
 
 func TestCatalogJSONListsSourcesAndMarksUnpricedTypes(t *testing.T) {
 	code, out, _ := cli("catalog", "--json")
-	var entries []catalogEntry
+	var entries []show.CatalogEntry
 	if err := json.Unmarshal([]byte(out), &entries); err != nil || code != 0 || len(entries) < 11 {
 		t.Fatalf("exit %d, %v", code, err)
 	}

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"slices"
 	"strings"
-	"text/tabwriter"
-	"time"
 
-	"github.com/allot-sim/allot/policies"
-	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/cmd/internal/cycle"
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/spf13/cobra"
 )
 
@@ -35,34 +31,19 @@ plan with the snapshot's expected section and exits 1 on a difference.`,
 			if repeat < 1 {
 				return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--repeat: must be at least 1, got %d", repeat)}
 			}
-			var (
-				sf   *scenarios.SnapshotFile
-				res  *policies.CycleResult
-				took []time.Duration
-			)
-			for range repeat { // a cycle changes the jobs: each run loads afresh
-				var err error
-				if sf, err = scenarios.LoadSnapshot(args[0]); err != nil {
-					return badInput(err)
-				}
-				res, err = policies.RunSnapshotWith(sf.Snapshot, func(decide func()) {
-					start := time.Now()
-					decide()
-					took = append(took, time.Since(start))
-				})
-				if err != nil {
-					return badInput(fmt.Errorf("%s: %w", args[0], err))
-				}
+			sf, res, took, err := cycle.Run(args[0], repeat)
+			if err != nil {
+				return badInput(err)
 			}
 			if stats {
-				printCycleStats(cmd.ErrOrStderr(), sf, took)
+				show.CycleStats(cmd.ErrOrStderr(), sf, took)
 			}
 			if asJSON {
-				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := show.JSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
 			} else {
-				printCycle(cmd, sf, res)
+				show.Cycle(cmd.OutOrStdout(), sf, res)
 			}
 			if check {
 				if sf.Expected == nil {
@@ -83,45 +64,4 @@ plan with the snapshot's expected section and exits 1 on a difference.`,
 	cmd.Flags().BoolVar(&stats, "stats", false, "print the decision's time (loading excluded) as one BENCH line on standard error")
 	cmd.Flags().IntVar(&repeat, "repeat", 1, "run the snapshot this many times; --stats reports the median")
 	return cmd
-}
-
-// printCycleStats writes the median time of the decision over the runs.
-func printCycleStats(w io.Writer, sf *scenarios.SnapshotFile, took []time.Duration) {
-	slices.Sort(took)
-	name := sf.ID
-	if name == "" {
-		name = "snapshot"
-	}
-	s := sf.Snapshot
-	fmt.Fprintf(w, "BENCH name=%s kind=%s teams=%d running=%d pending=%d runs=%d ns_per_decision=%d\n",
-		name, s.Kind, len(s.Model.Queues), len(s.Running), len(s.Pending), len(took), took[(len(took)-1)/2].Nanoseconds())
-}
-
-func printCycle(cmd *cobra.Command, sf *scenarios.SnapshotFile, res *policies.CycleResult) {
-	w := cmd.OutOrStdout()
-	if sf.Title != "" {
-		fmt.Fprintf(w, "%s\n\n", sf.Title)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tDECISION\tDETAIL")
-	for _, a := range res.Admitted {
-		var parts []string
-		for ps, byRes := range a.Flavors {
-			for r, f := range byRes {
-				parts = append(parts, fmt.Sprintf("%s/%s on %s", ps, r, f))
-			}
-		}
-		sortStrings(parts)
-		fmt.Fprintf(tw, "%s\tadmitted\t%s\n", a.Name, strings.Join(parts, ", "))
-	}
-	for _, p := range res.Preempted {
-		fmt.Fprintf(tw, "%s\tpreempted\t%s\n", p.Name, p.Reason)
-	}
-	for _, p := range res.Pending {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.State, p.Reason)
-	}
-	if len(res.PopOrder) > 0 {
-		fmt.Fprintf(tw, "\t\npop order\t%s\t\n", strings.Join(res.PopOrder, ", "))
-	}
-	tw.Flush()
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/exportfiles"
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
@@ -102,34 +100,25 @@ holds the warnings, one line per kind with the teams it concerns.`,
 		if err != nil {
 			return err
 		}
-		for _, w := range k.Warnings {
-			fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
-		}
+		warn(cmd, k.Warnings)
 		if outDir == "" {
 			_, err := cmd.OutOrStdout().Write(objs)
 			return err
 		}
-		conf, err := k.ConfigYAML()
-		if err != nil {
+		if err := exportfiles.Kueue(outDir, k, objs); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(outDir, 0o755); err != nil {
-			return err
-		}
-		warnings := strings.Join(k.Warnings, "\n")
-		if warnings != "" {
-			warnings += "\n"
-		}
-		for name, body := range map[string][]byte{"objects.yaml": objs, "kueue-config.yaml": conf, "warnings.txt": []byte(warnings)} {
-			if err := writeFileAtomic(filepath.Join(outDir, name), body); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d objects; kueue-config.yaml; %d warnings\n", outDir,
-			len(k.Namespaces)+len(k.Flavors)+len(k.PriorityClasses)+len(k.Cohorts)+len(k.ClusterQueues)+len(k.LocalQueues), len(k.Warnings))
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d objects; kueue-config.yaml; %d warnings\n", outDir, exportfiles.KueueObjects(k), len(k.Warnings))
 		return nil
 	}
 	return cmd
+}
+
+// warn prints an export's warnings on standard error.
+func warn(cmd *cobra.Command, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+	}
 }
 
 // exportHyperPod writes the HyperPod task governance inputs.
@@ -138,29 +127,15 @@ func exportHyperPod(cmd *cobra.Command, s *scenarios.Scenario, path, clusterARN,
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", path, err))
 	}
-	for _, w := range h.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
-	}
-	files := map[string]any{"scheduler-config.json": h.SchedulerConfig}
-	for i, q := range h.ComputeQuotas {
-		files["compute-quota-"+h.Teams[i]+".json"] = q
-	}
+	warn(cmd, h.Warnings)
 	if outDir == "" {
-		var quotas []json.RawMessage
-		for _, q := range h.ComputeQuotas {
-			data, err := export.CLIJSON(q)
-			if err != nil {
-				return err
-			}
-			quotas = append(quotas, data)
-		}
-		sc, err := export.CLIJSON(h.SchedulerConfig)
+		all, err := exportfiles.HyperPodJSON(h)
 		if err != nil {
 			return err
 		}
-		return printJSON(cmd.OutOrStdout(), map[string]any{"scheduler_config": json.RawMessage(sc), "compute_quotas": quotas})
+		return show.JSON(cmd.OutOrStdout(), all)
 	}
-	return writeExportFiles(cmd, outDir, files, h.Warnings, "compute-quota-*.json")
+	return writeAWS(cmd, outDir, exportfiles.HyperPod(h), h.Warnings, "compute-quota-*.json")
 }
 
 // exportBatch writes the AWS Batch inputs.
@@ -169,63 +144,22 @@ func exportBatch(cmd *cobra.Command, s *scenarios.Scenario, path string, bt expo
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", path, err))
 	}
-	for _, w := range b.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
-	}
-	files := map[string]any{"job-queue.json": b.JobQueue}
-	if b.SchedulingPolicy != nil {
-		files["scheduling-policy.json"] = b.SchedulingPolicy
-	}
-	for i, q := range b.QuotaShares {
-		files["quota-share-"+b.Teams[i]+".json"] = q
-	}
+	warn(cmd, b.Warnings)
+	files := exportfiles.Batch(b)
 	if outDir == "" {
-		all := map[string]json.RawMessage{}
-		for name, v := range files {
-			data, err := export.CLIJSON(v)
-			if err != nil {
-				return err
-			}
-			all[strings.TrimSuffix(name, ".json")] = data
-		}
-		return printJSON(cmd.OutOrStdout(), all)
-	}
-	return writeExportFiles(cmd, outDir, files, b.Warnings, "quota-share-*.json")
-}
-
-// writeExportFiles writes each input as --cli-input-json and the warnings.
-// A per-team file of an earlier export (perTeam, a glob) that this one
-// does not write is removed, so the directory holds one export, not two.
-func writeExportFiles(cmd *cobra.Command, outDir string, files map[string]any, warnings []string, perTeam string) error {
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return err
-	}
-	stale, err := filepath.Glob(filepath.Join(outDir, perTeam))
-	if err != nil {
-		return err
-	}
-	for _, p := range stale {
-		if _, ours := files[filepath.Base(p)]; !ours {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "removed %s: a team this export does not have\n", p)
-		}
-	}
-	for name, v := range files {
-		data, err := export.CLIJSON(v)
+		all, err := exportfiles.JSON(files)
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(outDir, name), append(data, '\n')); err != nil {
-			return err
-		}
+		return show.JSON(cmd.OutOrStdout(), all)
 	}
-	text := strings.Join(warnings, "\n")
-	if text != "" {
-		text += "\n"
-	}
-	if err := writeFileAtomic(filepath.Join(outDir, "warnings.txt"), []byte(text)); err != nil {
+	return writeAWS(cmd, outDir, files, b.Warnings, "quota-share-*.json")
+}
+
+// writeAWS writes AWS inputs and their warnings into outDir
+// (exportfiles.AWS) and says so.
+func writeAWS(cmd *cobra.Command, outDir string, files map[string]any, warnings []string, perTeam string) error {
+	if err := exportfiles.AWS(outDir, files, warnings, perTeam, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d inputs; %d warnings\n", outDir, len(files), len(warnings))

@@ -13,15 +13,15 @@ import (
 	"github.com/allot-sim/allot/cmd/internal/livereport"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/kube"
-	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/live/local"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 )
 
 // kubeTarget is where a live command acts: the local daemon, or with
 // --backend kubernetes a cluster's API server.
 type kubeTarget struct {
 	backend string
+	socket  string // --socket: the daemon's, with --backend local
 	kube.Target
 	job kube.JobSpec // allot submit's --image, --resource, --pods, --toleration
 }
@@ -30,6 +30,13 @@ type kubeTarget struct {
 // controller's policy.
 func addPolicyFlag(cmd *cobra.Command, k *kubeTarget) {
 	cmd.Flags().StringVar(&k.Policy, "policy-configmap", "allot-system/allot-policy", "with --backend kubernetes: the controller's policy ConfigMap, [NAMESPACE/]NAME")
+}
+
+// addRemoteFlags adds where a live command acts: --socket, and the
+// backend flags.
+func addRemoteFlags(cmd *cobra.Command, k *kubeTarget) {
+	addSocketFlag(cmd, &k.socket)
+	addBackendFlags(cmd, k)
 }
 
 func addBackendFlags(cmd *cobra.Command, k *kubeTarget) {
@@ -53,8 +60,8 @@ func (k *kubeTarget) on(cmd *cobra.Command) (bool, error) {
 
 // remote is what the command acts on, picked once: the cluster with
 // --backend kubernetes, else the daemon behind the socket (--socket, else
-// socketPath's); where names it for the user.
-func (k *kubeTarget) remote(cmd *cobra.Command, socket string) (r live.Remote, where string, err error) {
+// local.SocketPath's); where names it for the user.
+func (k *kubeTarget) remote(cmd *cobra.Command) (r live.Remote, where string, err error) {
 	on, err := k.on(cmd)
 	if err != nil {
 		return nil, "", err
@@ -62,8 +69,20 @@ func (k *kubeTarget) remote(cmd *cobra.Command, socket string) (r live.Remote, w
 	if on {
 		return liveconf.Remote(k.Target, k.job), "kubernetes", nil
 	}
-	where = socketPath(socket)
+	where = local.SocketPath(k.socket)
 	return live.NewSocketRemote(where), where, nil
+}
+
+// runE is the RunE of a command that acts on the remote: run gets it,
+// and what it refuses is bad input (liveErr).
+func (k *kubeTarget) runE(run func(cmd *cobra.Command, args []string, r live.Remote) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		r, _, err := k.remote(cmd)
+		if err != nil {
+			return err
+		}
+		return liveErr(run(cmd, args, r))
+	}
 }
 
 // liveErr marks what a live.Remote refused as bad input; its text is the
@@ -86,29 +105,4 @@ func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap, httpAddr st
 		o.Listen = func() (net.Listener, error) { return listenHTTP(httpAddr) }
 	}
 	return liveErr(k.Serve(ctx, o))
-}
-
-// What promote.go and replay.go use of live mode's wiring, by the names
-// they know.
-
-func (k *kubeTarget) policyMap() (string, string) { return k.PolicyConfigMap() }
-
-func (k *kubeTarget) client() (kubernetes.Interface, error) {
-	cs, err := k.Client()
-	return cs, liveErr(err)
-}
-
-// snapshotKubeUnder is the cluster's state as a snapshot under a policy
-// file's text (where names it), or the controller's ConfigMap's when nil.
-func snapshotKubeUnder(k *kubeTarget, where string, policy []byte) ([]byte, error) {
-	return liveconf.Remote(k.Target, k.job).SnapshotUnder(where, policy)
-}
-
-// kubeErr makes the API server's refusals bad input (exit 2).
-func kubeErr(err error) error { return liveErr(err) }
-
-func policyID(path string, data []byte) string { return liveconf.PolicyID(path, data) }
-
-func liveConfigOf(s *scenarios.Scenario, found map[string]live.FlavorDevices) *live.Config {
-	return liveconf.FromScenario(s, found)
 }

@@ -9,8 +9,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/buildinfo"
+	"github.com/allot-sim/allot/cmd/internal/errtext"
+	"github.com/allot-sim/allot/cmd/internal/search"
+	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -39,6 +42,33 @@ func badInput(err error) error {
 	return &inputError{err}
 }
 
+// libraryErr marks what a library blames on its input (a search's or a
+// simulation's InputError) as bad input.
+func libraryErr(err error) error {
+	var (
+		se *search.InputError
+		re *simrun.InputError
+	)
+	if errors.As(err, &se) || errors.As(err, &re) {
+		return badInput(err)
+	}
+	return err
+}
+
+// loadScenario loads a scenario and applies a --policy override
+// (simrun.Load); what it refuses is bad input.
+func loadScenario(path, policy string) (*scenarios.Scenario, error) {
+	s, err := simrun.Load(path, policy)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return s, nil
+}
+
+// dirPrefix is a directory as the start of a path: "out/" for "out" and for
+// "out/", never "out//".
+func dirPrefix(dir string) string { return strings.TrimSuffix(dir, "/") + "/" }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -62,47 +92,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitBadInput
 }
 
-// report is what stderr shows for an error. Its first line is
-// FILE:LINE: key.path: message where a file is at fault (FILE: row N:
-// column COL: message for a trace row), COMMAND: message and a hint for a
-// command line cobra rejects, and allot: message otherwise.
+// report is what stderr shows for an error: for a command line cobra
+// rejects, COMMAND: message and a hint; otherwise errtext.Report.
 func report(cmd *cobra.Command, err error) string {
-	var (
-		ue *usageError
-		fe *scenarios.FileError
-		re *workload.FieldError
-	)
+	var ue *usageError
 	if !errors.As(err, &ue) {
 		ue = cobraUsage(cmd, err)
 	}
-	switch {
-	case ue != nil:
+	if ue != nil {
 		return ue.Error() + "\n(see '" + ue.cmd + " --help')"
-	case errors.As(err, &fe):
-		return fe.Error()
-	case errors.As(err, &re):
-		return re.Error()
 	}
-	msg := strings.TrimPrefix(err.Error(), "allot: ")
-	out := "allot: " + firstLine(msg)
-	if rest := moreLines(msg); rest != "" {
-		out += "\n" + rest
-	}
-	return out
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func moreLines(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[i+1:])
-	}
-	return ""
+	return errtext.Report(err)
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -118,7 +118,7 @@ and predicts what that decision does before anyone runs it.`,
   allot catalog`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       versionString(),
+		Version:       buildinfo.Version(version, commit),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)

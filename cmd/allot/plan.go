@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"slices"
 
 	"github.com/allot-sim/allot/cmd/internal/search"
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
-	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -87,13 +85,8 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	s := pl.Scenario()
-	simrun.Warn(cmd.ErrOrStderr(), s)
-	policyFile := ""
-	if f.Policy != "" && !slices.Contains(scenarios.Kinds, f.Policy) {
-		policyFile = f.Policy
-	}
-	digest, err := search.Digest(buildID(), path, policyFile, s.TracePath)
+	simrun.Warn(cmd.ErrOrStderr(), pl.Scenario())
+	digest, err := pl.Digest()
 	if err != nil {
 		return err
 	}
@@ -101,11 +94,11 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	if err != nil {
 		return err
 	}
-	bar := newProgress(cmd.ErrOrStderr(), f.asJSON, "planning")
-	p, err := pl.Run(rounds, bar.update)
-	bar.done()
+	bar := show.NewProgress(cmd.ErrOrStderr(), f.asJSON, "planning")
+	p, err := pl.Run(rounds, bar.Update)
+	bar.Done()
 	if handled, err := rounds.Finish(err, f.outDir, cmd.OutOrStdout(), cmd.ErrOrStderr()); handled || err != nil {
-		return searchError(err)
+		return libraryErr(err)
 	}
 	if f.outDir != "" {
 		if err := reports.WritePlan(f.outDir, p); err != nil {
@@ -116,11 +109,11 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 		}
 	}
 	if f.asJSON {
-		if err := printJSON(cmd.OutOrStdout(), p); err != nil {
+		if err := show.JSON(cmd.OutOrStdout(), p); err != nil {
 			return err
 		}
 	} else {
-		printPlan(cmd.OutOrStdout(), p)
+		show.Plan(cmd.OutOrStdout(), p)
 	}
 	switch {
 	case len(p.Quarters) > 0 && !p.Quarters[len(p.Quarters)-1].Found:
@@ -130,71 +123,3 @@ func runPlan(cmd *cobra.Command, path string, f *planFlags) error {
 	}
 	return nil
 }
-
-func printPlan(w io.Writer, p *reports.Plan) {
-	if len(p.Quarters) > 0 {
-		fmt.Fprintf(w, "%s: the fleet each quarter as demand grows (%s), %d seeds (%v)\n\n", p.Scenario, p.DemandGrowth, len(p.Seeds), p.Seeds)
-		head, rows := p.QuartersTable()
-		writeTable(w, head, rows)
-		fmt.Fprintf(w, "\n%d fleets simulated (%d simulations) over %d quarters.\n", p.Fleets, p.Simulations, len(p.Quarters))
-		for _, warn := range p.Warnings {
-			fmt.Fprintf(w, "warning: %s\n", warn)
-		}
-		return
-	}
-	if p.Found {
-		fmt.Fprintf(w, "%s: cheapest fleet meeting %d objectives on every one of %d seeds (%v)\n\n", p.Scenario, len(p.Objectives), len(p.Seeds), p.Seeds)
-	} else {
-		fmt.Fprintf(w, "%s: NO fleet in the ranges meets every objective on every seed; the largest fleet tried:\n\n", p.Scenario)
-	}
-	head, rows := p.FleetTable()
-	writeTable(w, head, rows)
-	if p.ShippedCost > 0 && p.Found {
-		fmt.Fprintf(w, "\nshipped fleet: %s, $%s per hour; this fleet costs %+.1f%%.\n", reports.FleetString(p.Shipped, p.Types()),
-			reports.Thousands(p.ShippedCost, 2), 100*(p.CostPerHour/p.ShippedCost-1))
-	}
-	fmt.Fprintln(w)
-	head, rows = p.ObjectivesTable()
-	writeTable(w, head, rows)
-	fmt.Fprintf(w, "\ncost against %s (frontier of the fleets simulated):\n", p.FrontierKey)
-	head, rows = p.FrontierTable()
-	if len(rows) > frontierRows {
-		fmt.Fprintf(w, "(%d of %d fleets on it, evenly spaced, and the answer; --json and --out have every one)\n", frontierRows, len(rows))
-		rows = evenly(rows, frontierRows, p.AnswerRow())
-	}
-	writeTable(w, head, rows)
-	pct := 100 * float64(p.Fleets) / float64(max(p.GridPoints, 1))
-	fmt.Fprintf(w, "\n%d fleets simulated (%d simulations, %d rounds) of a %s-fleet grid (%.1f%%).\n", p.Fleets, p.Simulations, p.Rounds,
-		reports.Thousands(float64(p.GridPoints), 0), pct)
-	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-}
-
-// frontierRows is how much of the frontier the text output shows.
-const frontierRows = 12
-
-// evenly keeps n rows spread evenly, the first and the last among them,
-// and row keep (-1: none) in place of the kept row nearest to it.
-func evenly(rows [][]string, n, keep int) [][]string {
-	at := make([]int, n)
-	for i := range n {
-		at[i] = i * (len(rows) - 1) / (n - 1)
-	}
-	if keep >= 0 && !slices.Contains(at, keep) {
-		near := 0
-		for i := range at {
-			if abs(at[i]-keep) < abs(at[near]-keep) {
-				near = i
-			}
-		}
-		at[near] = keep
-	}
-	out := make([][]string, 0, n)
-	for _, i := range at {
-		out = append(out, rows[i])
-	}
-	return out
-}
-
-func abs(x int) int { return max(x, -x) }

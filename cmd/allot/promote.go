@@ -3,19 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"maps"
 	"os"
-	"slices"
-	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/live"
-	"github.com/allot-sim/allot/live/kube"
-	"github.com/allot-sim/allot/policies"
+	"github.com/allot-sim/allot/live/local"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // promoteFlags are allot promote's flags.
@@ -23,7 +19,6 @@ type promoteFlags struct {
 	to     string
 	dryRun bool
 	asJSON bool
-	socket string
 	kt     kubeTarget
 	outDir string
 	apply  bool
@@ -95,8 +90,7 @@ real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 	cmd.Flags().StringVar(&f.et.batch.ServiceEnvironment, "service-environment", "", "with --to aws-batch and quota shares: the service environment")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show how decisions would change, and change nothing")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the decisions under both policies as JSON")
-	addSocketFlag(cmd, &f.socket)
-	addBackendFlags(cmd, &f.kt)
+	addRemoteFlags(cmd, &f.kt)
 	addPolicyFlag(cmd, &f.kt)
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
@@ -115,84 +109,38 @@ func promoteLive(cmd *cobra.Command, path string, f *promoteFlags) error {
 	} else if on {
 		return promoteKube(cmd, &f.kt, path, data, f.dryRun, f.asJSON)
 	}
-	c := live.NewClient(socketPath(f.socket))
+	r := live.NewSocketRemote(local.SocketPath(f.kt.socket))
 	req := live.PolicyRequest{Name: path, Policy: string(data)}
-	var preview live.PolicyResponse
-	if err := c.Do("POST", "/v1/policy", req, &preview); err != nil {
-		return clientErr(err)
+	preview, err := r.Promote(req)
+	if err != nil {
+		return liveErr(err)
 	}
 	if !f.asJSON {
-		printPromotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
+		show.Promotion(cmd.OutOrStdout(), preview.CurrentID, preview.NewID, preview.Current, preview.Promoted)
 	}
 	if f.dryRun {
 		if f.asJSON {
-			return printJSON(cmd.OutOrStdout(), preview)
+			return show.JSON(cmd.OutOrStdout(), preview)
 		}
 		fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")
 		return nil
 	}
 	req.Apply = true
-	var applied live.PolicyResponse
-	if err := c.Do("POST", "/v1/policy", req, &applied); err != nil {
-		return clientErr(err)
+	applied, err := r.Promote(req)
+	if err != nil {
+		return liveErr(err)
 	}
 	if f.asJSON {
-		return printJSON(cmd.OutOrStdout(), applied)
+		return show.JSON(cmd.OutOrStdout(), applied)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "applied: the daemon now runs %s; no job was stopped or restarted by the change itself\n", applied.NewID)
 	return nil
 }
 
-// printPromotion shows how one scheduling pass decides under each policy,
-// job by job, where the two differ.
-func printPromotion(w io.Writer, curID, newID string, cur, next live.Decisions) {
-	fmt.Fprintf(w, "promote %s (the current policy: %s)\n\n", newID, curID)
-	say := func(d live.Decisions, id string) string {
-		if f, ok := d.Admitted[id]; ok {
-			return "admitted on " + f
-		}
-		if why, ok := d.Preempted[id]; ok {
-			return "preempted: " + why
-		}
-		return "no change"
-	}
-	ids := slices.Collect(maps.Keys(cur.Admitted))
-	for _, m := range []map[string]string{cur.Preempted, next.Admitted, next.Preempted} {
-		for id := range m {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	slices.SortFunc(ids, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b) // numeric ids in order
-		}
-		return strings.Compare(a, b)
-	})
-	var rows [][]string
-	same := 0
-	for _, id := range ids {
-		a, b := say(cur, id), say(next, id)
-		if a == b {
-			same++
-			continue
-		}
-		rows = append(rows, []string{id, a, b})
-	}
-	if len(rows) == 0 {
-		fmt.Fprintf(w, "one scheduling pass now decides the same under both policies (%d decisions)\n", same)
-		return
-	}
-	fmt.Fprintln(w, "one scheduling pass now, where the policies differ:")
-	writeTable(w, []string{"job", "current policy", "new policy"}, rows)
-	fmt.Fprintf(w, "(%d of %d decisions differ)\n", len(rows), len(rows)+same)
-}
-
 // promoteKube previews POLICY on a snapshot of the cluster and writes it
 // to the controller's policy ConfigMap.
 func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dryRun, asJSON bool) error {
-	pns, pname := k.policyMap()
+	pns, pname := k.PolicyConfigMap()
 	data, dropped, err := scenarios.WithoutSection(data, "fleet")
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", path, err))
@@ -200,47 +148,21 @@ func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dr
 	if dropped && !asJSON {
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: its fleet section is left out: the cluster's nodes are the fleet\n", path)
 	}
-	cur, err := snapshotKubeUnder(k, "", nil)
+	resp, err := liveconf.PreviewKube(liveconf.Remote(k.Target, k.job), path, data)
 	if err != nil {
-		return err
+		return liveErr(err)
 	}
-	next, err := snapshotKubeUnder(k, path, data)
-	if err != nil {
-		return err
-	}
-	dc, err := snapshotDecisions("the current policy", cur)
-	if err != nil {
-		return err
-	}
-	dn, err := snapshotDecisions(path, next)
-	if err != nil {
-		return err
-	}
-	resp := live.PolicyResponse{Current: dc, Promoted: dn, CurrentID: "ConfigMap " + pns + "/" + pname, NewID: policyID(path, data)}
 	if !asJSON {
-		printPromotion(cmd.OutOrStdout(), resp.CurrentID, resp.NewID, dc, dn)
+		show.Promotion(cmd.OutOrStdout(), resp.CurrentID, resp.NewID, resp.Current, resp.Promoted)
 	}
 	if !dryRun {
-		cs, err := k.client()
-		if err != nil {
-			return err
-		}
-		ctx := context.Background()
-		cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{})
-		if err != nil {
-			return kubeErr(err)
-		}
-		if cm.Data == nil {
-			cm.Data = map[string]string{}
-		}
-		cm.Data[kube.PolicyKey] = string(data)
-		if _, err := cs.CoreV1().ConfigMaps(pns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-			return kubeErr(err)
+		if err := k.ReplacePolicy(context.Background(), data); err != nil {
+			return liveErr(err)
 		}
 		resp.Applied = true
 	}
 	if asJSON {
-		return printJSON(cmd.OutOrStdout(), resp)
+		return show.JSON(cmd.OutOrStdout(), resp)
 	}
 	if dryRun {
 		fmt.Fprintln(cmd.OutOrStdout(), "dry run: nothing changed")
@@ -248,33 +170,4 @@ func promoteKube(cmd *cobra.Command, k *kubeTarget, path string, data []byte, dr
 		fmt.Fprintf(cmd.OutOrStdout(), "applied: wrote %s to ConfigMap %s/%s; the controller follows it at its next sync\n", path, pns, pname)
 	}
 	return nil
-}
-
-// snapshotDecisions runs the core once on a snapshot's text.
-func snapshotDecisions(name string, data []byte) (live.Decisions, error) {
-	sf, err := scenarios.ParseSnapshot(name, data)
-	if err != nil {
-		return live.Decisions{}, badInput(err)
-	}
-	res, err := policies.RunSnapshot(sf.Snapshot)
-	if err != nil {
-		return live.Decisions{}, badInput(fmt.Errorf("%s: %w", name, err))
-	}
-	d := live.Decisions{Admitted: map[string]string{}, Preempted: map[string]string{}}
-	for _, a := range res.Admitted {
-		var fl []string
-		for _, byRes := range a.Flavors {
-			for _, f := range byRes {
-				if !slices.Contains(fl, f) {
-					fl = append(fl, f)
-				}
-			}
-		}
-		slices.Sort(fl)
-		d.Admitted[a.Name] = strings.Join(fl, ",")
-	}
-	for _, p := range res.Preempted {
-		d.Preempted[p.Name] = p.Reason
-	}
-	return d, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/allot-sim/allot/scenarios/export"
@@ -42,5 +43,9 @@ func promoteExport(cmd *cobra.Command, path string, f *promoteFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	return applyKueue(cmd.OutOrStdout(), &f.kt, k, f.dryRun)
+	dyn, err := f.kt.Dynamic()
+	if err != nil {
+		return liveErr(err)
+	}
+	return liveErr(k.Apply(context.Background(), dyn, cmd.OutOrStdout(), f.dryRun))
 }

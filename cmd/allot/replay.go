@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -93,7 +94,6 @@ func runReplay(cmd *cobra.Command, path, policy, dataDir string, o replay.Option
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: simulating with policy.preemption restore and checkpoint_save 0s (not %gs and %gs): the replay's jobs save and resume at once\n", pm.Restore, pm.CheckpointSave)
 	}
 	start := time.Now()
-	o.Config = liveConfigOf(s, nil)
 	ld, err := replay.Live(cmd.ErrOrStderr(), s, jobs, sd, o)
 	var busy *replay.BusyDirError
 	if errors.As(err, &busy) {
@@ -108,4 +108,23 @@ func runReplay(cmd *cobra.Command, path, policy, dataDir string, o replay.Option
 		return &problemError{"live and sim disagree (see above)"}
 	}
 	return nil
+}
+
+// newSleepJobCmd is the job allot live replay submits: it works (sleeps)
+// for SECONDS in all, and on SIGTERM saves what it did at once, as a job
+// whose checkpoint takes no time would, so a restart resumes from there.
+func newSleepJobCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "sleepjob SECONDS",
+		Short:  "Sleep for SECONDS of work, kept across preemptions (allot live replay's job)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			total, err := strconv.ParseFloat(args[0], 64)
+			if err != nil || total < 0 {
+				return badInput(fmt.Errorf("sleepjob: %q is not a number of seconds", args[0]))
+			}
+			return replay.SleepJob(total)
+		},
+	}
 }

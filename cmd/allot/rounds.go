@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -52,16 +51,7 @@ func searchArgs(cmd *cobra.Command, pos []string) []string {
 // when no round flag is set).
 func openRounds(cmd *cobra.Command, f *search.RoundOptions, kind, path, digest string) (*search.Rounds, error) {
 	r, err := search.OpenRounds(*f, kind, searchArgs(cmd, []string{path}), digest, os.Getenv("JOB_COMPLETION_INDEX"), cmd.ErrOrStderr())
-	return r, searchError(err)
-}
-
-// searchError reports what a search blames on its input as bad input.
-func searchError(err error) error {
-	var ie *search.InputError
-	if errors.As(err, &ie) {
-		return badInput(err)
-	}
-	return err
+	return r, libraryErr(err)
 }
 
 // mergeRounds adds a round's shards to the state and replays the search:
@@ -69,7 +59,7 @@ func searchError(err error) error {
 func mergeRounds(cmd *cobra.Command, paths []string, state, outDir string, asJSON bool) error {
 	args, err := search.MergeRounds(paths, state)
 	if err != nil {
-		return searchError(err)
+		return libraryErr(err)
 	}
 	if asJSON {
 		args = append(args, "--json")

@@ -7,11 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/user"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/atomicfile"
 	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/cmd/internal/livereport"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
@@ -73,18 +72,38 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 			}
 			rootDefault := dataDir == "" && os.Geteuid() == 0
 			if dataDir == "" {
-				dataDir = defaultDataDir()
+				dataDir = local.DefaultDataDir()
 			}
-			o := serveOpts{rootDefault: rootDefault, cfg: ld.Config, reconfig: ld.Reconfig, ls: ld.Live, access: access, config: config, dataDir: dataDir,
-				httpAddr: httpAddr, poll: poll, logFormat: logFormat}
+			var keep time.Duration
 			if retain != "" {
 				d, err := scenarios.ParseDuration(retain)
 				if err != nil || d <= 0 {
 					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--retain %q: want a duration such as 30d", retain)}
 				}
-				o.retain = time.Duration(d * float64(time.Second))
+				keep = time.Duration(d * float64(time.Second))
 			}
-			return serve(cmd, o)
+			log, err := newLogger(cmd.ErrOrStderr(), logFormat)
+			if err != nil {
+				return err
+			}
+			// Everything the configuration can get wrong is found before
+			// the store is opened, so that no job is started by a daemon
+			// that then refuses to run.
+			d, err := ld.Local(access, config)
+			if err != nil {
+				return badInput(err)
+			}
+			d.DataDir, d.Page, d.Poll, d.Retain, d.Log = dataDir, livereport.DashboardPage, poll, keep, log
+			if rootDefault { // where every user's client looks
+				d.Socket = local.RootSocket
+			}
+			if httpAddr != "" {
+				if d.HTTP, err = listenHTTP(httpAddr); err != nil {
+					return err
+				}
+				defer d.HTTP.Close()
+			}
+			return local.Serve(d)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "scenario or policy file with a fleet")
@@ -109,55 +128,6 @@ func listenHTTP(addr string) (net.Listener, error) {
 		return nil, badInput(fmt.Errorf("--http %s: %w", addr, err))
 	}
 	return hl, nil
-}
-
-// serveOpts is what `live serve` runs a local daemon with.
-type serveOpts struct {
-	cfg       *live.Config
-	reconfig  func(string, []byte) (*live.Config, error)
-	ls        *scenarios.Live
-	access    *live.Access
-	config    string // the file, for errors
-	dataDir   string
-	httpAddr  string
-	poll      time.Duration
-	logFormat string
-	retain    time.Duration
-	// rootDefault: run as root on the default data directory, so the
-	// socket is rootSocket, where every user's client looks.
-	rootDefault bool
-}
-
-// serve runs a daemon on this machine (local.Serve). Everything the
-// configuration can get wrong is found before its store is opened, so
-// that no job is started by a daemon that then refuses to run.
-func serve(cmd *cobra.Command, o serveOpts) error {
-	log, err := newLogger(cmd.ErrOrStderr(), o.logFormat)
-	if err != nil {
-		return err
-	}
-	d := &local.Daemon{Config: o.cfg, Reconfig: o.reconfig, Access: o.access, Snapshot: liveconf.DaemonSnapshot, DataDir: o.dataDir,
-		SocketGID: -1, Page: livereport.DashboardPage, Poll: o.poll, Retain: o.retain, Log: log}
-	if o.rootDefault {
-		d.Socket = rootSocket
-	}
-	if o.ls != nil {
-		d.SocketMode, d.Shared = o.ls.SocketMode, o.ls.SocketGroup != "" || o.ls.SocketMode&0o077 != 0
-		if o.ls.SocketGroup != "" {
-			g, err := user.LookupGroup(o.ls.SocketGroup)
-			if err != nil {
-				return badInput(fmt.Errorf("%s: live.socket_group: %w", o.config, err))
-			}
-			d.SocketGID, _ = strconv.Atoi(g.Gid)
-		}
-	}
-	if o.httpAddr != "" {
-		if d.HTTP, err = listenHTTP(o.httpAddr); err != nil {
-			return err
-		}
-		defer d.HTTP.Close()
-	}
-	return local.Serve(d)
 }
 
 // newLogger is the daemon's log: text lines (or JSON) on w.
@@ -230,11 +200,11 @@ those that ended meanwhile are settled from their records.`,
 			if out == "" {
 				return &usageError{cmd: cmd.CommandPath(), msg: "-o FILE is required"}
 			}
-			data, err := live.NewSocketRemote(socketPath(socket)).Backup()
+			data, err := live.NewSocketRemote(local.SocketPath(socket)).Backup()
 			if err != nil {
 				return liveErr(err)
 			}
-			if err := writeFileAtomic(out, data); err != nil {
+			if err := atomicfile.Write(out, data); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "allot live backup: %d bytes to %s\n", len(data), out)

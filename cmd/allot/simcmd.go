@@ -1,22 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"text/tabwriter"
 
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/sim"
-	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -86,152 +77,36 @@ func runSim(cmd *cobra.Command, path string, f *simFlags) error {
 		return badInput(err)
 	}
 	defer in.Source.Close()
-	if in.Off, err = policies.ParseShortcuts(f.off); err != nil {
+	off, err := policies.ParseShortcuts(f.off)
+	if err != nil {
 		return badInput(fmt.Errorf("--off: %w", err))
 	}
-	if f.reference {
-		in.Off = policies.AllShortcuts
-	}
-	var counts policies.ShortcutCounts
-	in.ShortcutCounts = &counts
-	bar := newProgress(cmd.ErrOrStderr(), f.asJSON, "simulating")
-	in.Progress = func(now float64) {
-		bar.update(now/s.Horizon, fmtDays(now)+" of "+fmtDays(s.Horizon))
-	}
-	col := reports.NewCollector()
-	var sink workload.Sink = col
-	if f.outDir != "" {
-		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
-			return err
-		}
-		jw, err := reports.NewJobsWriter(filepath.Join(f.outDir, reports.JobsFile))
-		if err != nil {
-			return err
-		}
-		sink = workload.Tee(col, jw)
-	}
-	stopProf, err := startCPUProfile(f.cpuProf)
+	bar := show.NewProgress(cmd.ErrOrStderr(), f.asJSON, "simulating")
+	r, err := simrun.Simulate(s, in, simrun.Options{Reference: f.reference, Off: off, OutDir: f.outDir, CPUProfile: f.cpuProf, MemProfile: f.memProf,
+		Progress: func(now float64) { bar.Update(now/s.Horizon, show.Days(now)+" of "+show.Days(s.Horizon)) }})
+	bar.Done()
 	if err != nil {
-		return err
+		return libraryErr(err)
 	}
-	writeAllocs, err := openAllocProfile(f.memProf)
-	if err != nil {
-		stopProf()
-		return err
-	}
-	async := workload.NewAsyncSink(sink) // collection runs on a core of its own
-	err = sim.Run(in, async)
-	async.Stop()
-	stopProf()
-	bar.done()
-	if err != nil {
-		return badInput(simrun.PlaceJobError(s, err))
-	}
-	if err := writeAllocs(); err != nil {
-		return err
-	}
-	sum := col.Summary()
-	allMet := simrun.CheckObjectives(sum, s.Objectives)
-	if f.outDir != "" {
-		if err := reports.WriteRun(f.outDir, col.Data()); err != nil {
-			return err
-		}
-		if !f.asJSON {
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s,%s}\n", dirPrefix(f.outDir), reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
-		}
+	if f.outDir != "" && !f.asJSON {
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s{%s,%s,%s,%s,%s}\n", dirPrefix(f.outDir), reports.SummaryFile, reports.JobsFile, reports.SeriesFile, reports.ReportMDFile, reports.ReportHTMLFile)
 	}
 	if f.stats { // after the outputs, so peak memory includes them
-		printStats(cmd.ErrOrStderr(), s.Name, sum)
-		printShortcuts(cmd.ErrOrStderr(), &counts, in.Off)
+		show.Bench(cmd.ErrOrStderr(), s.Name, r.Summary)
+		show.Shortcuts(cmd.ErrOrStderr(), &r.Counts, r.Off)
 	}
 	if f.asJSON {
-		if err := printJSON(cmd.OutOrStdout(), sum); err != nil {
+		if err := show.JSON(cmd.OutOrStdout(), r.Summary); err != nil {
 			return err
 		}
 	} else {
-		printSummary(cmd.OutOrStdout(), sum)
+		show.Summary(cmd.OutOrStdout(), r.Summary)
 	}
-	if !allMet {
-		return unmetObjectives(sum.Objectives)
+	if !r.AllMet {
+		return &problemError{simrun.Unmet(r.Summary.Objectives)} // after everything was printed
 	}
 	return nil
 }
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func printSummary(w io.Writer, s *reports.Summary) {
-	n := func(x int) string { return reports.Thousands(float64(x), 0) }
-	d := reports.HumanDuration
-	pc := func(x float64) string { return reports.FormatValue("utilization.mean", x) }
-	fmt.Fprintf(w, "%s: policy %s, seed %d, days %s to %s, %s accelerators\n\n", s.Scenario, s.Policy, s.Seed,
-		trimFloat(s.WindowS[0]/86400), trimFloat(s.WindowS[1]/86400), n(s.Capacity.Accelerators))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	j := s.Jobs
-	fmt.Fprintf(tw, "jobs\t%s submitted: %s started, %s completed, %s failed; %s running and %s pending at the end\n",
-		n(j.Submitted), n(j.Started), n(j.Completed), n(j.Failed), n(j.RunningAtEnd), n(j.PendingAtEnd))
-	fmt.Fprintf(tw, "utilisation\tmean %s, peak (p95 of %s buckets) %s, max %s\n", pc(s.Utilization.Mean), d(s.BucketS), pc(s.Utilization.P95Bucket), pc(s.Utilization.MaxBucket))
-	fmt.Fprintf(tw, "goodput\t%s of installed accelerator-time\n", pc(s.Goodput))
-	wa := s.WaitAllS
-	fmt.Fprintf(tw, "wait, all jobs\tmean %s, p50 %s, p95 %s, p99 %s, max %s; %s never started (%s)\n",
-		d(wa.Mean), d(wa.P50), d(wa.P95), d(wa.P99), d(wa.Max), n(wa.Unstarted), pc(j.UnstartedShare))
-	fmt.Fprintf(tw, "wait, started jobs\tmean %s, p50 %s, p95 %s, p99 %s, max %s\n", d(s.WaitS.Mean), d(s.WaitS.P50), d(s.WaitS.P95), d(s.WaitS.P99), d(s.WaitS.Max))
-	fmt.Fprintf(tw, "preemptions\t%s (per job p95 %.0f, max %.0f); node failures %s\n", n(s.Preemptions), s.PreemptionsPerJob.P95, s.PreemptionsPerJob.Max, n(s.NodeFailures))
-	fmt.Fprintf(tw, "fairness\tJain %.3f\n", s.Fairness.Jain)
-	switch {
-	case s.Cost.USD == 0 && len(s.Cost.UnpricedTypes) > 0:
-		fmt.Fprintf(tw, "cost\tunpriced (no price for %s)\n", strings.Join(s.Cost.UnpricedTypes, ", "))
-	case len(s.Cost.UnpricedTypes) > 0:
-		fmt.Fprintf(tw, "cost\t$%s, $%.2f per useful accelerator-hour (leaving out unpriced %s)\n", reports.Thousands(s.Cost.USD, 0), s.Cost.USDPerUsefulAcceleratorHour, strings.Join(s.Cost.UnpricedTypes, ", "))
-	default:
-		fmt.Fprintf(tw, "cost\t$%s, $%.2f per useful accelerator-hour\n", reports.Thousands(s.Cost.USD, 0), s.Cost.USDPerUsefulAcceleratorHour)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-
-	head := []string{"team", "usage", "entitled", "usage ÷ entitled", "borrowed (accelerators, mean)", "lent (accelerators, mean)", "mean wait", "p95 wait", "never started", "preempted"}
-	var rows [][]string
-	for _, name := range slices.Sorted(maps.Keys(s.ByTeam)) {
-		t := s.ByTeam[name]
-		ratio := "-"
-		if t.UsageVsEntitled != nil {
-			ratio = fmt.Sprintf("%.2f", *t.UsageVsEntitled)
-		}
-		rows = append(rows, []string{name, pc(t.UsageShare), pc(t.EntitledShare), ratio, fmt.Sprintf("%.1f", t.BorrowedMean), fmt.Sprintf("%.1f", t.LentMean),
-			d(t.WaitAllS.Mean), d(t.WaitAllS.P95), n(t.WaitAllS.Unstarted), n(t.Preemptions)})
-	}
-	writeTable(w, head, rows)
-	fmt.Fprintln(w)
-	head = []string{"priority class", "jobs", "started", "mean wait", "p95 wait", "max wait", "never started"}
-	rows = rows[:0]
-	for _, name := range slices.Sorted(maps.Keys(s.ByPriorityClass)) {
-		c := s.ByPriorityClass[name]
-		rows = append(rows, []string{name, n(c.JobsSubmitted), n(c.JobsStarted), d(c.WaitAllS.Mean), d(c.WaitAllS.P95), d(c.WaitAllS.Max), n(c.WaitAllS.Unstarted)})
-	}
-	writeTable(w, head, rows)
-	fmt.Fprintln(w, "(waits over all jobs: a job never started counts its wait up to the end of the window)")
-	if len(s.Objectives) > 0 {
-		fmt.Fprintln(w, "\nobjectives")
-		for _, o := range s.Objectives {
-			fmt.Fprintln(w, "  "+reports.FormatObjective(o))
-		}
-	}
-	if f := s.Fidelity; f != nil {
-		fmt.Fprintln(w, "\nreplay fidelity")
-		for _, l := range reports.FidelityText(f) {
-			fmt.Fprintln(w, "  "+l)
-		}
-	}
-	if warn := reports.UnstartedWarning(s); warn != "" {
-		fmt.Fprintf(w, "\nwarning: %s\n", warn)
-	}
-}
-
-// trimFloat writes a number without needless decimals.
-func trimFloat(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", x), ".0") }
 
 // addEngineFlag adds --engine: simulate a managed engine's own rules.
 func addEngineFlag(cmd *cobra.Command, p *string) {

@@ -13,7 +13,7 @@ import (
 
 func newSubmitCmd() *cobra.Command {
 	var req live.Request
-	var socket, limit, ckpt string
+	var limit, ckpt string
 	var envs []string
 	var kt kubeTarget
 	cmd := &cobra.Command{
@@ -72,7 +72,7 @@ request made, never a second one.`,
 				}
 				req.Env = append(req.Env, name+"="+value)
 			}
-			r, _, err := kt.remote(cmd, socket)
+			r, _, err := kt.remote(cmd)
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,6 @@ request made, never a second one.`,
 	f.StringVar(&kt.job.Resource, "resource", "nvidia.com/gpu", "with --backend kubernetes: the accelerator resource (aws.amazon.com/neuron for Trainium)")
 	f.IntVar(&kt.job.Pods, "pods", 1, "with --backend kubernetes: pods that run together (a gang, admitted whole), the accelerators split evenly")
 	f.StringArrayVar(&kt.job.Tolerations, "toleration", nil, "with --backend kubernetes: tolerate a taint, KEY[=VALUE]:EFFECT (repeatable)")
-	addSocketFlag(cmd, &socket)
-	addBackendFlags(cmd, &kt)
+	addRemoteFlags(cmd, &kt)
 	return cmd
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"path/filepath"
-	"strings"
-
+	"github.com/allot-sim/allot/cmd/internal/search"
 	"github.com/allot-sim/allot/reports"
 	"github.com/spf13/cobra"
 )
@@ -49,7 +47,7 @@ last digit as one machine's.`,
   allot sweep merge part1/ part2/ part3/ --out cmp/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if roundShards(args) {
+			if search.RoundShards(args) {
 				return mergeRounds(cmd, args, state, outDir, asJSON)
 			}
 			shards, err := reports.ReadShards(args)
@@ -67,18 +65,4 @@ last digit as one machine's.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	cmd.Flags().StringVar(&state, "state", "", "for the shards of a plan or tune round: the directory of the rounds merged so far (state.json), which this round joins")
 	return cmd
-}
-
-// roundShards says whether the paths hold the shards of a plan or tune
-// round rather than of a comparison.
-func roundShards(paths []string) bool {
-	for _, p := range paths {
-		if strings.HasPrefix(filepath.Base(p), "round-shard-") {
-			return true
-		}
-		if found, _ := filepath.Glob(filepath.Join(p, "round-shard-*-of-*.json")); len(found) > 0 {
-			return true
-		}
-	}
-	return false
 }

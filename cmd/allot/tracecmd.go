@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/allot-sim/allot/workload"
+	"github.com/allot-sim/allot/cmd/internal/show"
+	"github.com/allot-sim/allot/cmd/internal/traces"
 	"github.com/spf13/cobra"
 )
 
@@ -45,18 +46,12 @@ FILE. A scenario can replay the file with workload.trace.`,
 			if !cmd.Flags().Changed("seed") {
 				seed = s.Seed
 			}
-			src := s.Synthetic.Source(seed)
-			bar := newProgress(cmd.ErrOrStderr(), false, "generating")
-			n, err := workload.WriteAll(out, src, func(n int, j *workload.Job) {
-				if n%10000 == 0 {
-					bar.update(j.Submit/maxf(s.Synthetic.Until, s.Horizon), fmt.Sprintf("%d jobs", n))
-				}
-			})
+			bar := show.NewProgress(cmd.ErrOrStderr(), false, "generating")
+			n, err := traces.Gen(s, seed, out, bar.Update)
+			bar.Done()
 			if err != nil {
-				bar.done()
 				return badInput(err)
 			}
-			bar.done()
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d jobs to %s\n", n, out)
 			return nil
 		},
@@ -64,11 +59,4 @@ FILE. A scenario can replay the file with workload.trace.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (.parquet or .csv)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (default: the scenario's sim.seed)")
 	return cmd
-}
-
-func maxf(a, b float64) float64 {
-	if a > b {
-		return a
-	}
-	return b
 }

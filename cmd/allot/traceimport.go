@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/workload"
+	"github.com/allot-sim/allot/cmd/internal/show"
+	"github.com/allot-sim/allot/cmd/internal/traces"
 	"github.com/allot-sim/allot/workload/importers"
 	"github.com/spf13/cobra"
 )
@@ -48,34 +45,12 @@ Formats:
 			if out == "" {
 				return badInput(fmt.Errorf("trace import: -o FILE is required"))
 			}
-			f, err := importers.Lookup(format)
+			im := traces.Import{Format: format, Inputs: args, Options: opt, Out: out, Scenario: scenario, Policy: policy, NoScenario: noScenario}
+			res, written, err := im.Run()
 			if err != nil {
 				return badInput(err)
 			}
-			res, err := f.Import(args, opt)
-			if err != nil {
-				return badInput(err)
-			}
-			if _, err := workload.WriteAll(out, workload.NewSliceSource(res.Jobs, nil), nil); err != nil {
-				return badInput(err)
-			}
-			if scenario == "" {
-				scenario = strings.TrimSuffix(out, filepath.Ext(out)) + ".yaml"
-			}
-			rel, err := filepath.Rel(filepath.Dir(scenario), out)
-			if err != nil {
-				rel = out
-			}
-			if len(res.Nodes) > 0 && !noScenario {
-				name := strings.TrimSuffix(filepath.Base(scenario), filepath.Ext(scenario))
-				body := scenarios.Draft(res, scenarios.DraftOptions{Name: name, TracePath: rel, Policy: policy})
-				if err := os.WriteFile(scenario, body, 0o644); err != nil {
-					return err
-				}
-			} else {
-				scenario = ""
-			}
-			printImport(cmd, res, out, scenario)
+			show.Import(cmd.ErrOrStderr(), res, out, written)
 			return nil
 		},
 	}
@@ -90,36 +65,4 @@ Formats:
 	cmd.Flags().IntVar(&opt.GPUsPerNode, "gpus-per-node", 8, "gavel-philly: GPUs per node")
 	cmd.MarkFlagRequired("format")
 	return cmd
-}
-
-func printImport(cmd *cobra.Command, r *importers.Result, out, scenario string) {
-	e := cmd.ErrOrStderr()
-	left := 0
-	for _, n := range r.LeftOut {
-		left += n
-	}
-	fmt.Fprintf(e, "%s: %d rows read, %d jobs written to %s, %d left out\n", r.Format, r.Rows, len(r.Jobs), out, left)
-	var reasons []string
-	for k := range r.LeftOut {
-		reasons = append(reasons, k)
-	}
-	sort.Strings(reasons)
-	for _, k := range reasons {
-		fmt.Fprintf(e, "  left out: %6d  %s\n", r.LeftOut[k], k)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(e, "  - %s\n", n)
-	}
-	if scenario != "" {
-		nodes := 0
-		for _, n := range r.Nodes {
-			nodes += n.Count
-		}
-		what := "from the trace"
-		if r.FleetAssumed {
-			what = "sized by the importer"
-		}
-		fmt.Fprintf(e, "wrote %s: %d node types, %d nodes (%s), %d teams; run it with: allot sim %s\n",
-			scenario, len(r.Types), nodes, what, len(r.Teams), scenario)
-	}
 }

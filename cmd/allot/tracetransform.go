@@ -2,9 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/allot-sim/allot/scenarios"
+	"github.com/allot-sim/allot/cmd/internal/traces"
 	"github.com/allot-sim/allot/workload"
 	"github.com/spf13/cobra"
 )
@@ -36,29 +35,14 @@ re-times or resizes jobs, since they no longer describe the same work.`,
 				return badInput(fmt.Errorf("trace transform: -o OUT is required"))
 			}
 			if window != "" {
-				from, to, ok := strings.Cut(window, ":")
-				var err error
-				if !ok {
-					return badInput(fmt.Errorf("--window %q: want START:END, like 120d:150d (END may be empty)", window))
-				}
-				if t.From, err = scenarios.ParseDuration(from); err != nil {
-					return badInput(fmt.Errorf("--window start: %w", err))
-				}
-				if to != "" {
-					if t.To, err = scenarios.ParseDuration(to); err != nil {
-						return badInput(fmt.Errorf("--window end: %w", err))
-					}
+				if err := traces.Window(&t, window); err != nil {
+					return badInput(fmt.Errorf("--window %w", err))
 				}
 			}
 			if err := t.Check(); err != nil {
 				return badInput(fmt.Errorf("trace transform: %w", err))
 			}
-			src, err := workload.OpenTrace(args[0], workload.TraceOptions{})
-			if err != nil {
-				return badInput(err)
-			}
-			defer src.Close()
-			n, err := workload.WriteAll(out, t.Apply(src), nil)
+			n, err := traces.Transform(args[0], out, &t)
 			if err != nil {
 				return badInput(err)
 			}

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"strings"
-
+	"github.com/allot-sim/allot/cmd/internal/atomicfile"
 	"github.com/allot-sim/allot/cmd/internal/search"
+	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/cmd/internal/simrun"
-	"github.com/allot-sim/allot/reports"
 	"github.com/spf13/cobra"
 )
 
@@ -79,7 +75,7 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 		return badInput(err)
 	}
 	simrun.Warn(cmd.ErrOrStderr(), t.Scenario())
-	digest, err := search.Digest(buildID(), path, t.Source(), t.Scenario().TracePath)
+	digest, err := t.Digest()
 	if err != nil {
 		return err
 	}
@@ -87,18 +83,18 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 	if err != nil {
 		return err
 	}
-	bar := newProgress(cmd.ErrOrStderr(), f.asJSON, "tuning")
-	defer bar.done()
-	res, err := t.Run(rounds, bar.update)
+	bar := show.NewProgress(cmd.ErrOrStderr(), f.asJSON, "tuning")
+	defer bar.Done()
+	res, err := t.Run(rounds, bar.Update)
 	if handled, err := rounds.Finish(err, f.outDir, cmd.OutOrStdout(), cmd.ErrOrStderr()); handled || err != nil {
-		return searchError(err)
+		return libraryErr(err)
 	}
 	if res.Found && f.output != "" {
 		pf, err := t.PolicyFile(res)
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(f.output, pf); err != nil {
+		if err := atomicfile.Write(f.output, pf); err != nil {
 			return err
 		}
 		res.PolicyFile = f.output
@@ -108,66 +104,16 @@ func runTune(cmd *cobra.Command, path string, f *tuneFlags) error {
 			return err
 		}
 	}
-	bar.done()
+	bar.Done()
 	if f.asJSON {
-		if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+		if err := show.JSON(cmd.OutOrStdout(), res); err != nil {
 			return err
 		}
 	} else {
-		printTune(cmd.OutOrStdout(), res)
+		show.Tune(cmd.OutOrStdout(), res)
 	}
 	if !res.Found {
 		return &problemError{"no candidate meets every constraint on every seed"}
 	}
 	return nil
-}
-
-// writeFileAtomic writes a file whole or not at all.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-func printTune(w io.Writer, r *search.TuneResult) {
-	verb := "maximise"
-	if r.Direction == "minimize" {
-		verb = "minimise"
-	}
-	fmt.Fprintf(w, "%s: %s %s subject to %d constraints on every one of %d seeds (%v)\n\n", r.Scenario, verb, r.Key, len(r.Constraints), len(r.Seeds), r.Seeds)
-	if !r.Found {
-		fmt.Fprintf(w, "NO candidate meets every constraint; the closest:\n\n")
-	}
-	rows := [][]string{}
-	for _, s := range r.Settings {
-		rows = append(rows, []string{s.Path, s.Value})
-	}
-	writeTable(w, []string{"setting", "tuned value"}, rows)
-	fmt.Fprintln(w)
-	val := func(path string, f search.TuneFigure) string {
-		s := reports.FormatValue(path, f.Value)
-		if f.CI95 != nil {
-			s += " (" + reports.FormatValue(path, f.CI95[0]) + " .. " + reports.FormatValue(path, f.CI95[1]) + ")"
-		}
-		return s
-	}
-	met := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "NOT met"
-	}
-	rows = [][]string{{r.Key + " (" + verb + ")", val(r.Key, r.Shipped), val(r.Key, r.Tuned)}}
-	for _, c := range r.Constraints {
-		path := strings.Fields(c.Objective)[0]
-		rows = append(rows, []string{c.Objective, val(path, c.Shipped) + " " + met(c.ShippedMet), val(path, c.Tuned) + " " + met(c.TunedMet)})
-	}
-	writeTable(w, []string{"", "shipped policy", "tuned policy"}, rows)
-	fmt.Fprintf(w, "\nmeans over seeds (95%% intervals); a constraint is met when it holds on every seed.\n")
-	fmt.Fprintf(w, "%d candidates simulated (%d simulations) in %d rounds.\n", r.Candidates, r.Simulations, r.Rounds)
-	if r.PolicyFile != "" {
-		fmt.Fprintf(w, "wrote %s (use it with --policy %s, or allot live serve --config)\n", r.PolicyFile, r.PolicyFile)
-	}
 }

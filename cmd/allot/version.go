@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
+	"github.com/allot-sim/allot/cmd/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
@@ -12,43 +12,6 @@ import (
 // into the binary is used.
 var version, commit = "", ""
 
-// versionString is "allot VERSION (COMMIT)"; a commit Go stamped is
-// marked "-dirty" when the build had uncommitted changes (make marks its own).
-func versionString() string {
-	v, c := version, commit
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		if c == "" {
-			c = stampedCommit(bi.Settings)
-		}
-	}
-	if v == "" {
-		v = "dev"
-	}
-	if c == "" {
-		c = "unknown"
-	}
-	return fmt.Sprintf("allot %s (%s)", v, c)
-}
-
-func stampedCommit(settings []debug.BuildSetting) string {
-	rev, dirty := "", false
-	for _, s := range settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value[:min(12, len(s.Value))]
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev != "" && dirty {
-		rev += "-dirty"
-	}
-	return rev
-}
-
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
@@ -56,7 +19,7 @@ func newVersionCmd() *cobra.Command {
 		Example: "  allot version\n  allot --version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionString())
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), buildinfo.Version(version, commit))
 			return err
 		},
 	}

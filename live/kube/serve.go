@@ -106,3 +106,24 @@ func PutPolicy(ctx context.Context, cs kubernetes.Interface, ns, name string, da
 	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
 	return err
 }
+
+// ReplacePolicy writes a policy file's text into the Target's policy
+// ConfigMap (PolicyConfigMap), which must exist: allot promote changes
+// the policy of a controller already set up, and creates nothing.
+func (t *Target) ReplacePolicy(ctx context.Context, data []byte) error {
+	cs, err := t.Client()
+	if err != nil {
+		return err
+	}
+	pns, pname := t.PolicyConfigMap()
+	cm, err := cs.CoreV1().ConfigMaps(pns).Get(ctx, pname, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.Data[PolicyKey] = string(data)
+	_, err = cs.CoreV1().ConfigMaps(pns).Update(ctx, cm, metav1.UpdateOptions{})
+	return err
+}

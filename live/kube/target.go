@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -88,4 +89,17 @@ func (t *Target) Client() (kubernetes.Interface, error) {
 		}
 	}
 	return NewClient(cfg)
+}
+
+// Dynamic is a dynamic client of the kubeconfig's cluster, else of the
+// cluster the process runs in: what applies another engine's objects
+// (allot promote --to kueue --apply).
+func (t *Target) Dynamic() (dynamic.Interface, error) {
+	cfg, err := t.Loader().ClientConfig()
+	if err != nil {
+		if cfg, err = rest.InClusterConfig(); err != nil {
+			return nil, &InputError{fmt.Errorf("no cluster to apply to: %w", err)}
+		}
+	}
+	return dynamic.NewForConfig(cfg)
 }

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -116,4 +117,23 @@ func FromScenario(s *scenarios.Scenario, found map[string]live.FlavorDevices) *l
 		cfg.Flavors = append(cfg.Flavors, fd)
 	}
 	return cfg
+}
+
+// Local is the daemon of a loaded file on this machine, with its access
+// rules: its configuration, a promoted policy's, its snapshots, and the
+// live section's socket mode and group (looked up; path names the file in
+// errors). The caller sets where it keeps its state and what it serves.
+func (ld *Daemon) Local(access *live.Access, path string) (*local.Daemon, error) {
+	d := &local.Daemon{Config: ld.Config, Reconfig: ld.Reconfig, Access: access, Snapshot: DaemonSnapshot, SocketGID: -1}
+	if ls := ld.Live; ls != nil {
+		d.SocketMode, d.Shared = ls.SocketMode, ls.SocketGroup != "" || ls.SocketMode&0o077 != 0
+		if ls.SocketGroup != "" {
+			g, err := user.LookupGroup(ls.SocketGroup)
+			if err != nil {
+				return nil, fmt.Errorf("%s: live.socket_group: %w", path, err)
+			}
+			d.SocketGID, _ = strconv.Atoi(g.Gid)
+		}
+	}
+	return d, nil
 }

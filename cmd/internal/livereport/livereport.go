@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/atomicfile"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/workload"
@@ -44,7 +45,7 @@ func Export(h *live.History, dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, HistoryFile), append(data, '\n'))
+	return atomicfile.Write(filepath.Join(dir, HistoryFile), append(data, '\n'))
 }
 
 // HistoryFile is the live history as the daemon gave it, beside the run
@@ -142,12 +143,3 @@ var dashboardJobsTmpl = template.Must(template.New("jobs").Parse(`{{define "tabl
 {{end}}</table>{{end}}<section id="jobs-open"><h2>Jobs not yet done</h2>{{if .Open}}{{template "table" .Open}}{{else}}<p class="note">None: every job is done.</p>{{end}}</section>
 <section id="jobs-finished"><h2>Last finished jobs</h2>{{if .Finished}}{{template "table" .Finished}}{{else}}<p class="note">None yet.</p>{{end}}</section>
 `))
-
-// writeFileAtomic writes a file whole or not at all.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/hardware"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/local"
@@ -25,9 +26,6 @@ type Options struct {
 	Speedup float64       // K: the run goes K times faster than the workload's times
 	Dir     string        // the daemon's state directory; it must hold no jobs
 	Poll    time.Duration // how often the daemon looks for ended runs
-	// Config is the daemon's configuration for the scenario's fleet, as
-	// allot live runs it; Live shortens its grace period by K.
-	Config *live.Config
 }
 
 // BusyDirError is a state directory that already holds jobs: a replay
@@ -72,9 +70,10 @@ func Live(progress io.Writer, s *scenarios.Scenario, jobs []workload.Job, sim *S
 	}
 	defer store.Close()
 	k := o.Speedup
-	cfg := *o.Config
-	// The sleeping jobs exit at once on SIGTERM; the grace period only
-	// bounds a stuck one.
+	// The daemon's configuration for the scenario's fleet, as allot live
+	// runs it; the sleeping jobs exit at once on SIGTERM, so the grace
+	// period, shortened by K, only bounds a stuck one.
+	cfg := *liveconf.FromScenario(s, nil)
 	cfg.GracePeriod = max(2*time.Second, time.Duration(float64(cfg.GracePeriod)/k))
 	r := &liveRun{exe: exe, k: k, dir: o.Dir, jobs: jobs, store: store,
 		be: &local.Backend{Dir: o.Dir, Shim: []string{exe, "live", "shim"}}}

@@ -44,6 +44,18 @@ func Sleep(dir string, total float64, start time.Time) error {
 	}
 }
 
+// SleepJob is Sleep as the daemon runs the job: in its checkpoint
+// directory (ALLOT_CHECKPOINT_DIR), with work counted from its admission
+// (ALLOT_ADMITTED_AT, else now), as in the simulator: the process's own
+// start-up is not the daemon's latency.
+func SleepJob(total float64) error {
+	start := time.Now()
+	if at, err := strconv.ParseFloat(os.Getenv("ALLOT_ADMITTED_AT"), 64); err == nil {
+		start = time.Unix(0, int64(at*1e9))
+	}
+	return Sleep(os.Getenv("ALLOT_CHECKPOINT_DIR"), total, start)
+}
+
 // plannedRuns reads back how long each run of a job meant to sleep.
 func plannedRuns(checkpointDir string) []float64 {
 	var planned []float64

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/buildinfo"
 	"github.com/allot-sim/allot/hardware"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
@@ -54,6 +55,7 @@ type Planner struct {
 	scale    float64 // the demand scale being planned
 	fleets   int     // fleets simulated, over every search
 	warnings []string
+	inputs   []string // the files the plan reads, for its Digest
 }
 
 // planKPIs are the headline figures reported at the chosen fleet.
@@ -67,6 +69,10 @@ func NewPlanner(o PlanOptions) (*Planner, error) {
 		return nil, err
 	}
 	pl := &Planner{base: s, width: o.Width, price: map[string]float64{}, warnings: []string{}, scale: 1}
+	pl.inputs = []string{o.Path, "", s.TracePath}
+	if o.Policy != "" && !slices.Contains(scenarios.Kinds, o.Policy) {
+		pl.inputs[1] = o.Policy // a policy file
+	}
 	if o.Seeds < 1 {
 		return nil, fmt.Errorf("--seeds: must be at least 1, got %d", o.Seeds)
 	}
@@ -96,6 +102,10 @@ func NewPlanner(o PlanOptions) (*Planner, error) {
 
 // Scenario is the scenario planned for, under --policy if given.
 func (pl *Planner) Scenario() *scenarios.Scenario { return pl.base }
+
+// Digest fingerprints what the plan reads and the build (Digest), so
+// that rounds of another plan or build are not merged into its state.
+func (pl *Planner) Digest() (string, error) { return Digest(buildinfo.ID(), pl.inputs...) }
 
 func (pl *Planner) readObjectives(o *PlanOptions) error {
 	var err error

@@ -10,6 +10,21 @@ import (
 	"strings"
 )
 
+// RoundShards says whether the paths (files, or directories as --out left
+// them) hold the shards of a plan or tune round rather than of a
+// comparison.
+func RoundShards(paths []string) bool {
+	for _, p := range paths {
+		if strings.HasPrefix(filepath.Base(p), "round-shard-") {
+			return true
+		}
+		if found, _ := filepath.Glob(filepath.Join(p, "round-shard-*-of-*.json")); len(found) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // MergeRounds adds a round's shards (files, or directories holding them)
 // to the state in the directory state, and returns the command that
 // replays the search from it: it prints the next round's instructions,

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/buildinfo"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/sim/planner"
@@ -138,6 +139,12 @@ func (t *Tuner) Scenario() *scenarios.Scenario { return t.base }
 // Source is the file the settings are written into: the --policy file,
 // else the scenario.
 func (t *Tuner) Source() string { return t.srcName }
+
+// Digest fingerprints what the tuning reads and the build (Digest), so
+// that rounds of another tuning or build are not merged into its state.
+func (t *Tuner) Digest() (string, error) {
+	return Digest(buildinfo.ID(), t.path, t.srcName, t.base.TracePath)
+}
 
 // scenario is the base scenario with settings written into its policy.
 func (t *Tuner) scenario(set []scenarios.Setting) (*scenarios.Scenario, error) {

@@ -150,6 +150,18 @@ func CheckObjectives(s *reports.Summary, objs []scenarios.Objective) (allMet boo
 	return allMet
 }
 
+// Unmet says which objectives a run missed: "N of M objectives not met:
+// A; B".
+func Unmet(rs []reports.ObjectiveResult) string {
+	var missed []string
+	for _, r := range rs {
+		if !r.Met {
+			missed = append(missed, r.Objective)
+		}
+	}
+	return fmt.Sprintf("%d of %d objectives not met: %s", len(missed), len(rs), strings.Join(missed, "; "))
+}
+
 // Warn prints what loaded scenarios warn of on w (standard
 // error), each warning once however many variants share it.
 func Warn(w io.Writer, scens ...*scenarios.Scenario) {
@@ -162,4 +174,17 @@ func Warn(w io.Writer, scens ...*scenarios.Scenario) {
 			}
 		}
 	}
+}
+
+// Load loads a scenario and applies a --policy override (a policy kind or
+// a policy file; "" keeps the scenario's).
+func Load(path, policy string) (*scenarios.Scenario, error) {
+	s, err := scenarios.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if policy != "" {
+		return s.WithPolicy(policy)
+	}
+	return s, nil
 }

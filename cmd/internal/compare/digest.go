@@ -1,19 +1,19 @@
-package main
+package compare
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"os"
-	"runtime/debug"
 
+	"github.com/allot-sim/allot/cmd/internal/buildinfo"
 	"github.com/allot-sim/allot/scenarios"
 )
 
-// variantDigest fingerprints what a variant's runs depend on: the scenario
+// Digest fingerprints what a variant's runs depend on: the scenario
 // file, the policy (and its file), the trace, and the allot build. Shards of
 // one comparison made from different inputs or builds then refuse to merge.
-func variantDigest(s *scenarios.Scenario, policy string) (string, error) {
+func Digest(s *scenarios.Scenario, policy string) (string, error) {
 	h := sha256.New()
 	add := func(path string) error {
 		f, err := os.Open(path)
@@ -38,24 +38,6 @@ func variantDigest(s *scenarios.Scenario, policy string) (string, error) {
 			return "", err
 		}
 	}
-	io.WriteString(h, "\x00build:"+buildID())
+	io.WriteString(h, "\x00build:"+buildinfo.ID())
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
-// buildID is the source revision the binary was built from, if recorded.
-func buildID() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value
-		}
-	}
-	return bi.Main.Version + " " + rev + dirty
 }

@@ -124,9 +124,12 @@ image:
 image-check:
 	cd scripts/image && $(GO) test ./...
 
+# gofmt, vet, and the size budgets of scripts/codesize (issue 38): cmd/allot
+# at most 2,500 lines, 300 per file; 600 per file and 120 per function anywhere.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) run ./scripts/codesize
 
 clean:
 	rm -rf bin out cmp

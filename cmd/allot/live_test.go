@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,8 +84,13 @@ func (d *daemon) start() {
 	if err := d.cmd.Start(); err != nil {
 		d.t.Fatal(err)
 	}
+	// Dialled, not stat'ed: a daemon killed before this one leaves its
+	// socket file behind, refusing connections until this one listens.
 	waitFor(d.t, "the daemon's socket", 20*time.Second, func() bool {
-		_, err := os.Stat(d.sock)
+		c, err := net.Dial("unix", d.sock)
+		if err == nil {
+			c.Close()
+		}
 		return err == nil
 	})
 }

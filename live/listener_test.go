@@ -258,7 +258,8 @@ func TestSlowHeadersAreDroppedAfterTheHeaderTimeout(t *testing.T) {
 		}
 		select {
 		case d := <-closed:
-			if d < timeout || d > timeout+time.Second {
+			// The daemon's clock starts at accept, a little before start.
+			if d < timeout*9/10 || d > timeout+time.Second {
 				t.Errorf("dropped after %v, want about %v", d, timeout)
 			}
 			t.Logf("dropped %v after its first byte, %d bytes of headers in", d.Round(time.Millisecond), i+1)

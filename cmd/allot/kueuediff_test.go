@@ -201,6 +201,9 @@ type diffSystem struct {
 // scripts/k8s/kueue.sh's build with its webhooks served but not
 // registered (see docs/export.md, "Differential test").
 func TestKueueDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts control planes and Kueue: minutes")
+	}
 	files, err := filepath.Glob("testdata/kueuediff/*.yaml")
 	if err != nil || len(files) < 7 {
 		t.Fatalf("%d workloads in testdata/kueuediff, want at least 7 (%v)", len(files), err)

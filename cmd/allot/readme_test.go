@@ -127,6 +127,9 @@ func documentedFiles(t *testing.T, root string) []string {
 }
 
 func TestEveryShellBlockOfTheReadmeRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every shell block of the documentation: about a minute")
+	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -303,6 +303,9 @@ func awsShippedScenarios(t *testing.T) []string {
 // amazon-search.yaml go through the aws executable itself; the rest
 // through the same CLI's driver in one process.
 func TestEveryShippedScenariosAWSExportPassesTheAWSCLI(t *testing.T) {
+	// Beside the tests that wait on a control plane (TestKueueDifferential
+	// most), not before them.
+	t.Parallel()
 	c := newAWSCLI(t)
 	rec := newAWSRecorder(t)
 	start := time.Now()

@@ -205,6 +205,7 @@ func TestKueueDifferential(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts control planes and Kueue: minutes")
 	}
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	files, err := filepath.Glob("testdata/kueuediff/*.yaml")
 	if err != nil || len(files) < 7 {
 		t.Fatalf("%d workloads in testdata/kueuediff, want at least 7 (%v)", len(files), err)

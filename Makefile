@@ -21,13 +21,15 @@ build:
 # allot's quota policy against the real Kueue v0.17 on it (its manager
 # built once by scripts/k8s/kueue.sh: about 6 min cold), and the AWS
 # exports through the AWS CLI (found or installed by
-# scripts/ensure-awscli.sh; the test skips without one).
+# scripts/ensure-awscli.sh; the test skips without one). -parallel 8: the
+# tests that mostly wait on a control plane (t.Parallel) start together,
+# rather than two at a time (the default is the number of CPUs).
 K8S_ENV := ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && ALLOT_KUEUE_BIN=$$(./scripts/k8s/kueue.sh) && export ALLOT_K8S_BIN ALLOT_KUEUE_BIN
 AWS_ENV := ALLOT_AWS_CLI=$$(./scripts/ensure-awscli.sh) && export ALLOT_AWS_CLI
 test: build
 	./scripts/ensure-chromium.sh
 	$(GO) vet $(PKGS)
-	$(K8S_ENV) && $(AWS_ENV) && $(GO) test -count=1 -timeout 30m $(PKGS)
+	$(K8S_ENV) && $(AWS_ENV) && $(GO) test -count=1 -timeout 30m -parallel 8 $(PKGS)
 	$(MAKE) image-check
 	$(MAKE) fuzz-short
 	$(MAKE) check-shortcuts
@@ -52,7 +54,7 @@ check-shortcuts:
 # the control plane cannot run.
 test-k8s:
 	$(K8S_ENV) ALLOT_K8S_REQUIRED=1 && \
-	  $(GO) test -count=1 ./live/kube/... && $(GO) test -count=1 -timeout 30m -run 'Kubernetes|Kueue' ./cmd/allot
+	  $(GO) test -count=1 ./live/kube/... && $(GO) test -count=1 -timeout 30m -parallel 8 -run 'Kubernetes|Kueue' ./cmd/allot
 
 # A Kubernetes control plane with fake GPU nodes for trying live mode on
 # Kubernetes without a cluster (README): runs until Ctrl-C.
@@ -77,7 +79,10 @@ fuzz-short:
 	$(FUZZ) ./workload -fuzz '^FuzzReadTraceCSV$$'
 	$(FUZZ) ./workload -fuzz '^FuzzReadTraceParquet$$'
 
-# A faster loop while editing (skips the long scenario runs).
+# The fast tier, for the loop while editing (CI's first test phase): unit
+# and core tests. -short skips the long simulations, the documentation's
+# example runners, live daemons, Kubernetes and Kueue, Chromium and the
+# AWS CLI, each saying so; make test runs them.
 test-short:
 	$(GO) test -short $(PKGS)
 

@@ -127,6 +127,9 @@ type awsCLI struct {
 }
 
 func newAWSCLI(t *testing.T) *awsCLI {
+	if testing.Short() {
+		t.Skip("runs the AWS CLI: about a second a call")
+	}
 	exe := os.Getenv("ALLOT_AWS_CLI")
 	if exe == "" {
 		p, err := exec.LookPath("aws")
@@ -298,8 +301,11 @@ func awsShippedScenarios(t *testing.T) []string {
 // very body of the file: the CLI exits 0 and the service would get what
 // the file says. hyperpod-teams.yaml and a fair-share variant of
 // amazon-search.yaml go through the aws executable itself; the rest
-// through the same CLI's driver in one process (with -short: only those).
+// through the same CLI's driver in one process.
 func TestEveryShippedScenariosAWSExportPassesTheAWSCLI(t *testing.T) {
+	// Beside the tests that wait on a control plane (TestKueueDifferential
+	// most), not before them.
+	t.Parallel()
 	c := newAWSCLI(t)
 	rec := newAWSRecorder(t)
 	start := time.Now()
@@ -382,9 +388,6 @@ func TestEveryShippedScenariosAWSExportPassesTheAWSCLI(t *testing.T) {
 	}
 	require.Len(t, perOp, len(awsOps), "every operation through the executable: %v", perOp)
 	t.Logf("aws executable: %d calls in %s", calls, time.Since(start).Round(time.Millisecond))
-	if testing.Short() {
-		return
-	}
 	if !c.startDriver(t) {
 		t.Logf("no Python with the executable's awscli found: every call runs the executable (about a second each)")
 	}

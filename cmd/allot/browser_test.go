@@ -21,6 +21,9 @@ import (
 
 func chromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts headless Chromium")
+	}
 	// Debian's /usr/bin/chromium is a shell wrapper; prefer the binary.
 	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
 		return "/usr/lib/chromium/chromium"

@@ -123,6 +123,9 @@ func TestExitCodesAndErrorsNameTheFile(t *testing.T) {
 }
 
 func TestTraceGenWritesAReplayableTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 2,000 days of mm16 twice")
+	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "jobs.parquet")
 	if code, _, errs := cli("trace", "gen", "../../scenarios/hyperpod-teams-h2.yaml", "-o", out); code != exitBadInput || !strings.Contains(errs, "not synthetic") {

@@ -5,7 +5,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/allot-sim/allot/cmd/internal/simrun"
@@ -104,4 +106,40 @@ func mustRead(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// sideBySide runs f(t, i) as the subtest names[i] of t, up to limit of
+// them at once, starting them in order, and returns when all have ended.
+// It is for subtests that mostly wait (on control planes of their own,
+// for a system to go quiet): t.Parallel would hold them to -parallel, the
+// number of CPUs. t.Run may be called from several goroutines at once.
+func sideBySide(t *testing.T, limit int, names []string, f func(t *testing.T, i int)) {
+	t.Helper()
+	slots := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			t.Run(name, func(t *testing.T) { f(t, i) })
+		}()
+	}
+	wg.Wait()
+}
+
+// sideBySideLimit is how many subtests sideBySide runs at once: the
+// environment variable env when set, else def.
+func sideBySideLimit(t *testing.T, env string, def int) int {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a whole number, at least 1", env, v)
+	}
+	return n
 }

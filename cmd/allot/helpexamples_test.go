@@ -19,6 +19,9 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example: a few seconds")
 	}
+	// Beside the tests that wait on a control plane (TestKueueDifferential
+	// most), not before them.
+	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -86,6 +86,7 @@ func kubeCLI(kubeconfig string) func(args ...string) (string, string, int) {
 // prod's job is cancelled; `kubectl describe job` tells the same story,
 // and the controller's dashboard renders the cluster's history.
 func TestKubernetesJobsAreAdmittedPreemptedAndExplainedThroughTheCLI(t *testing.T) {
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	c, addr, cli := kubeCluster(t)
 	tol := kubetest.FakeTaint.Key + "=" + kubetest.FakeTaint.Value + ":" + string(kubetest.FakeTaint.Effect)
 	submit := func(team, class string, gpus int) string {
@@ -280,6 +281,7 @@ func writePolicy(t *testing.T, policy string) string {
 // B's own training job and borrows A's idle instance, while A's job stays
 // suspended.
 func TestKubernetesBorrowReclaimAndPriorityPreemptionOnRealJobs(t *testing.T) {
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	c := kubetest.Start(t)
 	c.Nodes("g5.12xlarge", kube.ResourceNVIDIA, 4, 2)
 	serveOn(t, c, writePolicy(t, `name: h2
@@ -334,6 +336,7 @@ policy: {kind: quota, reclaim: any, preemption: {grace_period: 1s}}
 // on the next compatible one (node selector and pods there); a job pinned
 // to the full type waits and says so.
 func TestKubernetesJobFallsBackToAnotherInstanceTypeWhenOneIsFull(t *testing.T) {
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	c := kubetest.Start(t)
 	c.Nodes("p5.48xlarge", kube.ResourceNVIDIA, 8, 1)
 	c.Nodes("p4d.24xlarge", kube.ResourceNVIDIA, 8, 1)
@@ -376,6 +379,7 @@ policy: {kind: quota, fallback: try-next-type}
 // cancels in namespace research, and is refused in prod's: the API server
 // says who was refused what, and prod's job is untouched.
 func TestKubernetesTeamUserIsRefusedInAnotherTeamsNamespace(t *testing.T) {
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	c, _, admin := kubeCluster(t)
 	alice := kubeCLI(c.As("research", "alice", "team:research"))
 	mine := kubeSubmit(t, alice, "research", "low", 8, 1)

@@ -31,6 +31,7 @@ func TestPromotedKueueExportAdmitsAJobThatRequestsCPUAndMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane and Kueue")
 	}
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	bin := os.Getenv(KueueBinEnv)
 	if bin == "" {
 		if os.Getenv(kubetest.RequiredEnv) != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -201,6 +202,10 @@ type diffSystem struct {
 // scripts/k8s/kueue.sh's build with its webhooks served but not
 // registered (see docs/export.md, "Differential test").
 func TestKueueDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts control planes and Kueue: minutes")
+	}
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	files, err := filepath.Glob("testdata/kueuediff/*.yaml")
 	if err != nil || len(files) < 7 {
 		t.Fatalf("%d workloads in testdata/kueuediff, want at least 7 (%v)", len(files), err)
@@ -212,33 +217,55 @@ func TestKueueDifferential(t *testing.T) {
 		}
 		t.Skipf("no Kueue manager: %s is not set (scripts/k8s/kueue.sh builds it; make test does)", KueueBinEnv)
 	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
-			// Kueue v0.17 can stall: it admits a borrower into room whose
-			// owner's job is being requeued, and when its own admission
-			// write overwrites the eviction it then writes, the owner's
-			// job waits under its quota for good (docs/export.md).
-			// Decisions from the step where Kueue was found stalled on
-			// are explained, and the workload is fed again. Any difference
-			// before that step, or in a run where Kueue did not stall,
-			// fails. Where Kueue stalls in every feed (on a loaded
-			// machine it can), the steps after the stall go unchecked,
-			// and the test says so by skipping.
-			for feeds := 1; ; feeds++ {
-				switch kueueDiff(t, bin, f) {
-				case diffSame:
-					return
-				case diffUnexplained:
-					t.Fatalf("allot and Kueue decided differently")
-				}
-				if feeds == 5 {
-					t.Skipf("Kueue stalled in %d feeds of %s in a row: the steps before the stall matched in each, the steps from it on were not compared", feeds, filepath.Base(f))
-				}
-				t.Logf("%s: Kueue stalled; feeding it again", filepath.Base(f))
-			}
-		})
+	// The workloads run side by side, each on a control plane of its
+	// own: a feed mostly waits, for each step's second and for quiet. The
+	// longest start first: cpu-quota, and borrow-reclaim, which Kueue's
+	// stall has fed twice in a run as often as not.
+	later := func(f string) int {
+		if slices.Contains(kueueDiffSlowest, filepath.Base(f)) {
+			return 0
+		}
+		return 1
 	}
+	slices.SortStableFunc(files, func(a, b string) int { return later(a) - later(b) })
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimSuffix(filepath.Base(f), ".yaml")
+	}
+	sideBySide(t, sideBySideLimit(t, kueueDiffParallelEnv, 4), names, func(t *testing.T, i int) {
+		f := files[i]
+		d := newDiffCase(t, f)
+		// Kueue v0.17 can stall: it admits a borrower into room whose
+		// owner's job is being requeued, and when its own admission
+		// write overwrites the eviction it then writes, the owner's
+		// job waits under its quota for good (docs/export.md).
+		// Decisions from the step where Kueue was found stalled on
+		// are explained, and the workload is fed again. Any difference
+		// before that step, or in a run where Kueue did not stall,
+		// fails. Where Kueue stalls in every feed (on a loaded
+		// machine it can), the steps after the stall go unchecked,
+		// and the test says so by skipping.
+		for feeds := 1; ; feeds++ {
+			switch kueueDiff(t, bin, d) {
+			case diffSame:
+				return
+			case diffUnexplained:
+				t.Fatalf("allot and Kueue decided differently")
+			}
+			if feeds == 5 {
+				t.Skipf("Kueue stalled in %d feeds of %s in a row: the steps before the stall matched in each, the steps from it on were not compared", feeds, filepath.Base(f))
+			}
+			t.Logf("%s: Kueue stalled; feeding it again", filepath.Base(f))
+		}
+	})
 }
+
+// kueueDiffSlowest are the workloads started first.
+var kueueDiffSlowest = []string{"borrow-reclaim.yaml", "cpu-quota.yaml"}
+
+// kueueDiffParallelEnv sets how many workloads of the differential test
+// run at once (4 unless set; 1: one after another).
+const kueueDiffParallelEnv = "ALLOT_KUEUEDIFF_PARALLEL"
 
 // diffResult is how one feed of a workload compared.
 type diffResult int
@@ -249,21 +276,24 @@ const (
 	diffKueueStalled            // differences only from the step Kueue was found stalled
 )
 
-// kueueDiff feeds a workload to Kueue and to allot and compares their
-// decisions, logging each step's.
-func kueueDiff(t *testing.T, bin, file string) diffResult {
+// diffCase is a workload of the differential test and what feeding it
+// needs: the export of its policy on its nodes, and by team the index of
+// its LocalQueue and its namespace, by class the WorkloadPriorityClass.
+type diffCase struct {
+	file  string
+	w     diffWorkload
+	steps [][]diffBatch
+	jobs  int
+	k     *export.Kueue
+	team  map[string]int
+	class map[string]string
+	ns    map[string]string
+}
+
+func newDiffCase(t *testing.T, file string) *diffCase {
 	w, steps, jobs := readDiffWorkload(t, file)
-	c := kubetest.Start(t)
-	types := slices.Sorted(func(yield func(string) bool) {
-		for k := range w.Nodes {
-			if !yield(k) {
-				return
-			}
-		}
-	})
 	var fleet []kube.FleetType
-	for _, ty := range types {
-		c.Nodes(ty, kube.ResourceNVIDIA, 8, w.Nodes[ty])
+	for _, ty := range slices.Sorted(maps.Keys(w.Nodes)) {
 		ft := kube.FleetType{Name: ty, Resource: kube.ResourceNVIDIA, PerNode: 8}
 		for i := range w.Nodes[ty] {
 			ft.Nodes = append(ft.Nodes, ty+"-"+strconv.Itoa(i))
@@ -278,25 +308,60 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	team := map[string]int{}
+	d := &diffCase{file: file, w: w, steps: steps, jobs: jobs, k: k, team: map[string]int{}, class: map[string]string{}, ns: map[string]string{}}
 	for i, tm := range s.Teams {
-		team[tm.Name] = i
+		d.team[tm.Name], d.ns[tm.Name] = i, tm.Namespace
 	}
-	class := map[string]string{}
 	for i, p := range s.Priority {
-		class[p.Name] = k.PriorityClasses[i].Name
+		d.class[p.Name] = k.PriorityClasses[i].Name
 	}
+	return d
+}
 
+// cluster starts a control plane with the workload's nodes (kwok's, as
+// Nodes names them: TYPE-i).
+func (d *diffCase) cluster(t *testing.T) *kubetest.Cluster {
+	c := kubetest.Start(t)
+	for _, ty := range slices.Sorted(maps.Keys(d.w.Nodes)) {
+		c.Nodes(ty, kube.ResourceNVIDIA, 8, d.w.Nodes[ty])
+	}
+	return c
+}
+
+// limitRanges gives the teams' namespaces the LimitRange both runs count
+// the sidecar by.
+func (d *diffCase) limitRanges(t *testing.T, c *kubetest.Cluster) {
+	for _, n := range d.ns {
+		if _, err := c.Client.CoreV1().LimitRanges(n).Create(context.Background(), diffLimitRange(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// feedKueue feeds the workload to Kueue, with the export applied, on a
+// control plane of its own.
+func (d *diffCase) feedKueue(t *testing.T, bin string) *diffRecorder {
+	c := d.cluster(t)
 	kq := &diffSystem{name: "kueue",
 		label: func(j *batchv1.Job, b diffBatch) {
-			j.Labels = map[string]string{"kueue.x-k8s.io/queue-name": k.LocalQueues[team[b.team]].Name, "kueue.x-k8s.io/priority-class": class[b.class]}
+			j.Labels = map[string]string{"kueue.x-k8s.io/queue-name": d.k.LocalQueues[d.team[b.team]].Name, "kueue.x-k8s.io/priority-class": d.class[b.class]}
 			if b.itype != "" {
 				j.Spec.Template.Spec.NodeSelector = map[string]string{export.InstanceTypeLabel: b.itype}
 			}
 		},
 		watch: func(ctx context.Context, r *diffRecorder) { watchWorkloads(ctx, t, c, r) },
-		check: func(ctx context.Context) string { return kueueStalled(ctx, t, c, k, w.Nodes) },
+		check: func(ctx context.Context) string { return kueueStalled(ctx, t, c, d.k, d.w.Nodes) },
 	}
+	stop := startKueue(t, c, bin, d.k) // the export's objects: the teams' namespaces too
+	defer stop()
+	d.limitRanges(t, c)
+	return feed(t, c, kq, d.steps, d.ns)
+}
+
+// feedAllot feeds the workload to allot's controller on a control plane
+// of its own, with the export's namespaces.
+func (d *diffCase) feedAllot(t *testing.T) *diffRecorder {
+	c := d.cluster(t)
 	al := &diffSystem{name: "allot",
 		label: func(j *batchv1.Job, b diffBatch) {
 			j.Labels = map[string]string{kube.LabelPriorityClass: b.class}
@@ -306,29 +371,40 @@ func kueueDiff(t *testing.T, bin, file string) diffResult {
 		},
 		watch: func(ctx context.Context, r *diffRecorder) { watchAllotJobs(ctx, t, c, r) },
 	}
-	ns := map[string]string{}
-	for _, tm := range s.Teams {
-		ns[tm.Name] = tm.Namespace
-	}
-
-	stopKueue := startKueue(t, c, bin, k)
-	// The teams' namespaces (the export's) get the LimitRange both runs
-	// count the sidecar by.
-	for _, n := range ns {
-		if _, err := c.Client.CoreV1().LimitRanges(n).Create(context.Background(), diffLimitRange(), metav1.CreateOptions{}); err != nil {
+	for _, n := range d.k.Namespaces {
+		if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got := map[string]*diffRecorder{}
-	got["kueue"] = feed(t, c, kq, steps, ns)
-	clearJobs(t, c, ns, true)
-	stopKueue()
-	stopAllot := startAllot(t, c, w.Policy)
-	got["allot"] = feed(t, c, al, steps, ns)
-	stopAllot()
+	d.limitRanges(t, c)
+	stop := startAllot(t, c, d.w.Policy)
+	defer stop()
+	return feed(t, c, al, d.steps, d.ns)
+}
 
-	result, report := compareDiff(w, steps, got)
-	t.Logf("%s: %d jobs, %d steps\n%s", filepath.Base(file), jobs, len(steps), report)
+// kueueDiff feeds a workload to Kueue and to allot, side by side, each
+// on a control plane of its own, and compares their decisions, logging
+// each step's.
+func kueueDiff(t *testing.T, bin string, d *diffCase) diffResult {
+	var mu sync.Mutex
+	got := map[string]*diffRecorder{}
+	systems := []string{"kueue", "allot"}
+	sideBySide(t, len(systems), systems, func(t *testing.T, i int) {
+		var r *diffRecorder
+		if systems[i] == "kueue" {
+			r = d.feedKueue(t, bin)
+		} else {
+			r = d.feedAllot(t)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		got[systems[i]] = r
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	result, report := compareDiff(d.w, d.steps, got)
+	t.Logf("%s: %d jobs, %d steps\n%s", filepath.Base(d.file), d.jobs, len(d.steps), report)
 	if result != diffSame || testing.Verbose() {
 		t.Logf("their events:\nkueue:\n%s\nallot:\n%s", strings.Join(got["kueue"].log, "\n"), strings.Join(got["allot"].log, "\n"))
 	}

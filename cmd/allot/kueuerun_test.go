@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
@@ -204,42 +203,6 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// clearJobs deletes every Job of the teams' namespaces and waits until
-// they, their pods and (kueue) their Workloads are gone.
-func clearJobs(t *testing.T, c *kubetest.Cluster, ns map[string]string, workloads bool) {
-	t.Helper()
-	ctx := context.Background()
-	dyn, err := dynamic.NewForConfig(c.AdminConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range ns {
-		if err := c.Client.BatchV1().Jobs(n).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}, metav1.ListOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for _, n := range ns {
-		for {
-			jobs, err1 := c.Client.BatchV1().Jobs(n).List(ctx, metav1.ListOptions{})
-			pods, err2 := c.Client.CoreV1().Pods(n).List(ctx, metav1.ListOptions{})
-			left := 0
-			if workloads {
-				if wl, err := dyn.Resource(workloadsGVR).Namespace(n).List(ctx, metav1.ListOptions{}); err == nil {
-					left = len(wl.Items)
-				}
-			}
-			if err1 == nil && err2 == nil && len(jobs.Items)+len(pods.Items)+left == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("namespace %s: jobs, pods or workloads left after 60 s", n)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-}
-
 func writeBytes(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -278,10 +241,15 @@ func selfSigned(t *testing.T, dir string) {
 // in its main. The metrics server is off, but the files must load.
 const kueueMetricsCerts = "/etc/kueue/metrics/certs"
 
+var metricsCertsMu sync.Mutex
+
 // metricsCerts puts a certificate where Kueue looks for it, unless one is
-// there; where that is not writable the test skips, saying why.
+// there; where that is not writable the test skips, saying why. One test
+// at a time: workloads of the differential test start Kueue side by side.
 func metricsCerts(t *testing.T, from string) {
 	t.Helper()
+	metricsCertsMu.Lock()
+	defer metricsCertsMu.Unlock()
 	if _, err := os.Stat(filepath.Join(kueueMetricsCerts, "tls.key")); err == nil {
 		return
 	}

@@ -39,11 +39,21 @@ func newDaemon(t *testing.T, cfg string, env ...string) *daemon {
 // newDaemonWith starts a daemon with extra live serve flags.
 func newDaemonWith(t *testing.T, cfg string, args []string, env ...string) *daemon {
 	t.Helper()
+	// Skipped before MkdirTemp, so that a skip leaves no directory behind.
+	skipDaemonShort(t)
 	dir, err := os.MkdirTemp("", "allot-live") // short: a socket path has a length limit
 	if err != nil {
 		t.Fatal(err)
 	}
 	return startDaemon(t, cfg, dir, args, env...)
+}
+
+// skipDaemonShort skips a test that runs a live daemon under -short.
+func skipDaemonShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a daemon")
+	}
 }
 
 // newDaemonIn starts a daemon whose data directory is dir.
@@ -54,6 +64,7 @@ func newDaemonIn(t *testing.T, cfg, dir string) *daemon {
 
 func startDaemon(t *testing.T, cfg, dir string, args []string, env ...string) *daemon {
 	t.Helper()
+	skipDaemonShort(t)
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	d := &daemon{t: t, cfg: cfg, dir: dir, sock: filepath.Join(dir, "allot.sock"), root: root,
 		trainSh: filepath.Join(root, "docs", "examples", "train.sh"), env: env, args: args}

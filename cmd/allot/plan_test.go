@@ -85,6 +85,9 @@ func TestPlanOnTheReadmeExampleSaysWhatEachFrontierFleetMisses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("76 fleets on 3 seeds: about 20 s on two cores")
 	}
+	// Beside the tests that wait on a control plane (TestKueueDifferential
+	// most), not before them.
+	t.Parallel()
 	dir := t.TempDir()
 	code, out, errOut := cli("plan", "../../scenarios/amazon-search.yaml", "--vary", "p5.48xlarge=0..120", "--vary", "p4d.24xlarge=0..300", "--out", dir)
 	require.Equal(t, 0, code, errOut)

@@ -138,6 +138,7 @@ func TestPromoteToTheKubernetesControllerRewritesItsPolicyConfigMap(t *testing.T
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	base, err := os.ReadFile("../../scenarios/live/kubernetes.yaml")
 	require.NoError(t, err)
 	never := strings.Replace(string(base), "{name: research, quota: {p5.48xlarge: 8}}", "{name: research, quota: {p5.48xlarge: 8}, preempt_within_team: never}", 1)
@@ -186,6 +187,7 @@ func TestPromoteToKueueAppliesTheExportServerSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	t.Parallel() // waits on a control plane: beside the other tests that do
 	c := kubetest.Start(t)
 	c.ApplyCRDs("sigs.k8s.io/kueue", "config/components/crd/bases", export.KueueCRDs...)
 	promote := func(path string, extra ...string) (string, string, int) {

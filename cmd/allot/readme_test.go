@@ -127,6 +127,12 @@ func documentedFiles(t *testing.T, root string) []string {
 }
 
 func TestEveryShellBlockOfTheReadmeRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every shell block of the documentation: about a minute")
+	}
+	// Beside the tests that wait on a control plane (TestKueueDifferential
+	// most), not before them.
+	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -64,12 +65,18 @@ type TB interface {
 }
 
 // Start starts a control plane for the test and stops it when the test
-// ends; it skips the test when ALLOT_K8S_BIN is not set. An API server
-// that exits or is not ready in time is started again, on fresh ports in
-// a fresh directory, up to startAttempts times in all: on a loaded
-// machine a port picked free can be taken before the server binds it.
+// ends; it skips the test under -short and when ALLOT_K8S_BIN is not set.
+// An API server that exits or is not ready in time is started again, on
+// fresh ports in a fresh directory, up to startAttempts times in all: on a
+// loaded machine a port picked free can be taken before the server binds
+// it.
 func Start(t TB) *Cluster {
 	t.Helper()
+	// testing.Testing first: Short panics outside a test binary
+	// (scripts/k8s/devcluster).
+	if testing.Testing() && testing.Short() {
+		t.Skipf("-short: starts a Kubernetes control plane")
+	}
 	bin := os.Getenv(BinEnv)
 	if bin == "" && os.Getenv(RequiredEnv) != "" {
 		t.Fatalf("no Kubernetes control plane: %s is not set, and %s says the suite must run", BinEnv, RequiredEnv)

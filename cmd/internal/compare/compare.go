@@ -12,7 +12,6 @@ import (
 	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
-	"golang.org/x/sync/errgroup"
 )
 
 // Plan loads every variant: each scenario under each policy (with none,
@@ -71,7 +70,7 @@ func Run(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs []int, wor
 	out := make([]*reports.RunContribution, len(runs))
 	var mu sync.Mutex
 	done := 0
-	err := parallel(len(runs), workers, func(j int) error {
+	err := simrun.Parallel(len(runs), workers, func(j int) error {
 		i := runs[j]
 		s := scens[i/plan.Seeds]
 		var err error
@@ -86,16 +85,6 @@ func Run(plan *reports.ComparePlan, scens []*scenarios.Scenario, runs []int, wor
 		return nil, err
 	}
 	return out, nil
-}
-
-// parallel runs f(0..n-1) on workers goroutines; the first error wins.
-func parallel(n, workers int, f func(int) error) error {
-	var g errgroup.Group
-	g.SetLimit(max(1, workers))
-	for j := range n {
-		g.Go(func() error { return f(j) })
-	}
-	return g.Wait()
 }
 
 // WriteShard writes shard k of n of a plan, the contributions of its

@@ -17,7 +17,6 @@ import (
 	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/reports"
 	"github.com/allot-sim/allot/scenarios"
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -82,7 +81,7 @@ func (r *runner) round(names []string, scens []*scenarios.Scenario, measure func
 		return nil, err
 	}
 	got := make([]storedRun, len(runs))
-	if err := parallel(len(mine), r.workers, func(m int) error {
+	if err := simrun.Parallel(len(mine), r.workers, func(m int) error {
 		j := mine[m]
 		sum, err := simrun.Summary(scens[runs[j].c], r.seeds[runs[j].k])
 		if err != nil {
@@ -117,16 +116,6 @@ func (r *runner) round(names []string, scens []*scenarios.Scenario, measure func
 		out[run.c][run.k] = got[j]
 	}
 	return out, nil
-}
-
-// parallel runs f(0..n-1) on workers goroutines; the first error wins.
-func parallel(n, workers int, f func(int) error) error {
-	var g errgroup.Group
-	g.SetLimit(max(1, workers))
-	for j := range n {
-		g.Go(func() error { return f(j) })
-	}
-	return g.Wait()
 }
 
 func mean(xs []float64) float64 { return stat.Mean(xs, nil) }

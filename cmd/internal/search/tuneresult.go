@@ -150,7 +150,7 @@ func (t *Tuner) WriteReport(dir string, res *TuneResult) error {
 		{Name: "tuned", Scenario: t.base.Name, Policy: t.tuned.Policy.Kind, BaseSeed: 1}}}
 	scens := []*scenarios.Scenario{t.base, t.tuned}
 	contribs := make([]*reports.RunContribution, plan.Runs())
-	err := parallel(len(contribs), t.workers, func(i int) (err error) {
+	err := simrun.Parallel(len(contribs), t.workers, func(i int) (err error) {
 		contribs[i], err = simrun.Contribution(scens[i/len(t.seeds)], t.seeds[i%len(t.seeds)])
 		return err
 	})

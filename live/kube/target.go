@@ -101,5 +101,11 @@ func (t *Target) Dynamic() (dynamic.Interface, error) {
 			return nil, &InputError{fmt.Errorf("no cluster to apply to: %w", err)}
 		}
 	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		// An export is a few hundred objects, each a get and a patch:
+		// client-go's 5 a second would make that a minute.
+		cfg.QPS, cfg.Burst = 100, 200
+	}
 	return dynamic.NewForConfig(cfg)
 }

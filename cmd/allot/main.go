@@ -124,7 +124,7 @@ and predicts what that decision does before anyone runs it.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newSimCmd(), newCompareCmd(), newReportCmd(), newCatalogCmd(), newTraceCmd(), newCycleCmd(), newSweepCmd(), newVersionCmd(), newPlanCmd(), newTuneCmd(), newPromoteCmd(), newExportCmd())
+	root.AddCommand(newSimCmd(), newCompareCmd(), newReportCmd(), newCatalogCmd(), newTraceCmd(), newCycleCmd(), newSweepCmd(), newVersionCmd(), newPlanCmd(), newTuneCmd(), newPromoteCmd(), newExportCmd(), newImportCmd())
 	root.AddCommand(newLiveCmd(), newSubmitCmd(), newJobsCmd(), newDescribeCmd(), newCancelCmd(), newLogsCmd(), newTopCmd())
 	checkArgsAsUsage(root)
 	return root

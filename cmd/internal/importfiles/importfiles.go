@@ -20,7 +20,7 @@ import (
 // Written says what Write wrote.
 type Written struct {
 	Scenario, Trace, Warnings string // paths; Trace "" without jobs
-	Jobs                         int
+	Jobs                      int
 }
 
 // Write writes imp to scenarioPath: with jobs, their trace at tracePath

@@ -12,32 +12,37 @@ import (
 )
 
 // The shipped example (docs/examples/slurm) imports, loads and
-// simulates: every recorded job that ran is replayed.
+// simulates under each policy kind the import chooses: every recorded
+// job that ran is replayed.
 func TestImportedSlurmClusterSimulates(t *testing.T) {
 	ex := "../../docs/examples/slurm/"
-	dir := t.TempDir()
-	scen := filepath.Join(dir, "scenario.yaml")
-	var o, e bytes.Buffer
-	code := run([]string{"import", "slurm", "--sacct", ex + "sacct.txt", "--nodes", ex + "nodes.txt", "--shares", ex + "sshare.txt",
-		"--assoc", ex + "assoc.txt", "--qos", ex + "qos.txt", "-o", scen}, &o, &e)
-	require.Equal(t, 0, code, e.String())
-	require.Contains(t, o.String(), "wrote "+filepath.Join(dir, "scenario.parquet")+" (52 jobs)")
-	warnings, err := os.ReadFile(filepath.Join(dir, "warnings.txt"))
-	require.NoError(t, err)
-	require.Contains(t, string(warnings), "policy: kind: quota: ")
-	o.Reset()
-	code = run([]string{"sim", scen, "--json"}, &o, &e)
-	require.Equal(t, 0, code, e.String())
-	var sum struct {
-		Policy string `json:"policy"`
-		Jobs   struct {
-			Submitted, Started int
-		} `json:"jobs"`
+	shares := []string{"--nodes", ex + "nodes.txt", "--shares", ex + "sshare.txt", "--qos", ex + "qos.txt"}
+	for kind, flags := range map[string][]string{"quota": append([]string{"--assoc", ex + "assoc.txt"}, shares...), "fairshare": shares, "priority": nil} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			scen := filepath.Join(dir, "scenario.yaml")
+			var o, e bytes.Buffer
+			code := run(append([]string{"import", "slurm", "--sacct", ex + "sacct.txt", "-o", scen}, flags...), &o, &e)
+			require.Equal(t, 0, code, e.String())
+			require.Contains(t, o.String(), "wrote "+filepath.Join(dir, "scenario.parquet")+" (52 jobs)")
+			warnings, err := os.ReadFile(filepath.Join(dir, "warnings.txt"))
+			require.NoError(t, err)
+			require.Contains(t, string(warnings), "policy: kind: "+kind+": ")
+			o.Reset()
+			code = run([]string{"sim", scen, "--json"}, &o, &e)
+			require.Equal(t, 0, code, e.String())
+			var sum struct {
+				Policy string `json:"policy"`
+				Jobs   struct {
+					Submitted, Started int
+				} `json:"jobs"`
+			}
+			require.NoError(t, json.Unmarshal(o.Bytes(), &sum))
+			require.Equal(t, kind, sum.Policy)
+			require.Equal(t, 52, sum.Jobs.Submitted)
+			require.Equal(t, 52, sum.Jobs.Started)
+		})
 	}
-	require.NoError(t, json.Unmarshal(o.Bytes(), &sum))
-	require.Equal(t, "quota", sum.Policy)
-	require.Equal(t, 52, sum.Jobs.Submitted)
-	require.Equal(t, 52, sum.Jobs.Started)
 }
 
 func TestImportSlurmBadInputExitsTwoNamingTheLine(t *testing.T) {

@@ -71,7 +71,7 @@ func TestSacctRequeuedRunsAreOneJobFromTheFirstSubmit(t *testing.T) {
 	require.Equal(t, []float64{14400, 1800, 14700, 16500}, []float64{j.Submit, j.Duration, j.OrigStart, j.OrigEnd})
 	require.Equal(t, "1", j.Extra[1], "requeues")
 	require.Contains(t, imp.Warnings, "sacct: State: 2 jobs requeued (104 first; 2 runs cut short by a requeue or preemption, 30m0s of running in them): each is one job from its first Submit, lasting its last run's Elapsed; column requeues counts its cut runs, and the replay preempts by its own policy")
-	require.Contains(t, imp.Warnings, "sacct: State: 1 jobs were waiting again after a requeue when sacct ran: orig_status requeued, their duration their last run's Elapsed (a lower bound)")
+	require.Contains(t, imp.Warnings, "sacct: State: 1 job waiting again after a requeue when sacct ran: orig_status requeued, the duration the last run's Elapsed (a lower bound)")
 }
 
 func TestSacctUnknownStartsAreLeftOut(t *testing.T) {
@@ -91,7 +91,7 @@ func TestSacctRunningJobIsCensoredAtItsElapsedSoFar(t *testing.T) {
 	require.Equal(t, "running", j.OrigStatus)
 	require.Equal(t, []float64{179400, 10800, 180000, 190800}, []float64{j.Submit, j.Duration, j.OrigStart, j.OrigEnd})
 	require.Equal(t, 190800.0, imp.End, "the record ends when sacct ran: 106's start plus its Elapsed")
-	require.Contains(t, imp.Warnings, "sacct: State: 1 jobs still RUNNING (or SUSPENDED) when sacct ran, at 2024-03-03T15:00:00: orig_status running, their duration censored at their Elapsed so far (a lower bound)")
+	require.Contains(t, imp.Warnings, "sacct: State: 1 job still RUNNING (or SUSPENDED) when sacct ran, at 2024-03-03T15:00:00: orig_status running, the duration censored at the Elapsed so far (a lower bound)")
 }
 
 func TestSacctPreemptedJobLastsWhatItRanBeforeThePreemption(t *testing.T) {
@@ -99,7 +99,7 @@ func TestSacctPreemptedJobLastsWhatItRanBeforeThePreemption(t *testing.T) {
 	j := mustJob(t, imp, "105")
 	require.Equal(t, "preempted", j.OrigStatus)
 	require.Equal(t, []float64{3600, 900, 4200, 5100}, []float64{j.Submit, j.Duration, j.OrigStart, j.OrigEnd})
-	require.Contains(t, imp.Warnings, "sacct: State: 1 jobs ended PREEMPTED (105 first; preempted and not requeued): their duration is how long they ran until then, a lower bound of what they needed")
+	require.Contains(t, imp.Warnings, "sacct: State: 1 job ended PREEMPTED (105 first; preempted and not requeued): the duration is how long it ran until then, a lower bound of what it needed")
 }
 
 func TestSacctStatesBecomeOrigStatus(t *testing.T) {
@@ -115,7 +115,7 @@ func TestTRESWithSeveralGPUTypesMayRunOnEachOfThem(t *testing.T) {
 	j := mustJob(t, imp, "107")
 	require.Equal(t, 8.0, j.Accelerators, "gres/gpu=8, not the typed counts added to it")
 	require.Equal(t, []string{"slurm-a100-8gpu", "p5.48xlarge"}, j.InstanceTypes)
-	require.Contains(t, imp.Warnings, "sacct: AllocTRES: 1 jobs ran on several GPU types at once (107: billing=64,cpu=64,gres/gpu:a100=4,gres/gpu:h100=4,gres/gpu=8,mem=256G,node=2): allot runs a job on one type; they may use any of them, the most used first")
+	require.Contains(t, imp.Warnings, "sacct: AllocTRES: 1 job ran on several GPU types at once (107: billing=64,cpu=64,gres/gpu:a100=4,gres/gpu:h100=4,gres/gpu=8,mem=256G,node=2): allot runs a job on one type; it may use any of them, the most used first")
 	require.Contains(t, imp.Warnings, "sacct: AllocTRES: billing not mapped: a trace job has accelerators (gres/gpu), vcpus (cpu) and memory_gib (mem) only")
 }
 
@@ -127,7 +127,7 @@ func TestSacctStepsAreLeftOutAndHeterogeneousComponentsAreJobs(t *testing.T) {
 	require.Equal(t, []float64{0, 4}, []float64{cpu.Accelerators, cpu.VCPUs})
 	require.Equal(t, []string{"slurm-cpu-64c"}, cpu.InstanceTypes)
 	require.Equal(t, []float64{1, 8}, []float64{gpu.Accelerators, gpu.VCPUs})
-	require.Contains(t, imp.Warnings, "sacct: JobID: 1 job step records (100.batch first) left out: a job's own record holds its allocation (sacct --allocations lists only those)")
+	require.Contains(t, imp.Warnings, "sacct: JobID: 1 job step record (100.batch first) left out: a job's own record holds its allocation (sacct --allocations lists only those)")
 	require.Contains(t, imp.Warnings, "sacct: JobID: 2 components of heterogeneous jobs (108+0 first): each is a job of its own; the replay does not start a job's components together")
 }
 
@@ -154,7 +154,7 @@ func TestNodesGroupByGPUModelIntoCatalogOrCustomTypes(t *testing.T) {
 		"nodes a100-01, a100-02, a100-03: CPUTot: 8 GPUs, 128 CPUs, 1006.8359375 GiB do not fit p4d.24xlarge (8, 96, 1152): a custom type slurm-a100-8gpu with its GPU's speed, unpriced",
 		`nodes v100-01: Gres: GPU type "v100" is not one the catalog has: a custom type slurm-v100-4gpu, speed 1.0 (the A100 reference) assumed, unpriced`,
 		"nodes: Gres: mps (on v100-01 and others) is not mapped: only GPUs are",
-		"nodes: State: 1 nodes were down, draining or reserved when listed (a100-03 (DOWN+DRAIN)): counted in the fleet as healthy",
+		"nodes: State: 1 node down, draining or reserved when listed (a100-03 (DOWN+DRAIN)): counted in the fleet as healthy",
 	} {
 		require.Contains(t, imp.Warnings, want)
 	}
@@ -253,4 +253,16 @@ func TestPolicyKindFollowsWhatTheClusterSets(t *testing.T) {
 	require.Equal(t, scenfile.Policy{Kind: "priority", Backfill: true}, imp.File.Policy)
 	require.Equal(t, []scenfile.PriorityClass{{Name: "normal"}, {Name: "high"}, {Name: "low"}}, imp.File.PriorityClasses)
 	require.Contains(t, imp.Warnings, "qos: Priority: no --qos: the jobs' QOS (normal, high, low) are priority classes of value 0, all equal")
+}
+
+func TestAnAccountWithJobsAndSubAccountsIsATeamInItsOwnCohort(t *testing.T) {
+	sacct := writeFile(t, "sacct.txt", sacctHeader+goodRow+strings.Replace(strings.Replace(goodRow, "7|", "8|", 1), "|a|", "|org|", 1))
+	shares := writeFile(t, "sshare.txt", "Account|User|RawShares\nroot||\n org||2\n  org|ann|1\n  a||1\n   a|u|1\n")
+	assoc := writeFile(t, "assoc.txt", "Cluster|Account|User|Share|GrpTRES|Par Name\nc|org||2|gres/gpu=4|root\n")
+	imp, err := ImportSlurm(SlurmFiles{Sacct: sacct, Shares: shares, Assoc: assoc})
+	require.NoError(t, err)
+	require.Equal(t, []scenfile.Cohort{{Name: "root"}, {Name: "org", Parent: "root", Weight: scenfile.Ptr(2.0)}}, imp.File.Cohorts)
+	require.Equal(t, []scenfile.Team{{Name: "org", Cohort: "org", Weight: scenfile.Ptr(1.0)}, {Name: "a", Cohort: "org", Weight: scenfile.Ptr(1.0)}}, imp.File.Teams)
+	require.Equal(t, "fairshare", imp.File.Policy.Kind, "org's limit is on a cohort: no quota, so no quota policy")
+	require.Contains(t, imp.Warnings, "assoc org: GrpTRES: gres/gpu=4 caps its sub-accounts together: not expressible (a cohort's quota is capacity it owns, not a cap); left out")
 }

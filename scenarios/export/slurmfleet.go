@@ -81,7 +81,7 @@ func fleetFromNodes(nodes []slurmNode, w *importWarnings) *slurmFleet {
 		f.add(typ, s.gpus, len(names[s]), s.gpuType, parts[s])
 	}
 	if len(down) > 0 {
-		w.add("nodes", "State", "%d nodes were down, draining or reserved when listed (%s): counted in the fleet as healthy", len(down), nodeList(down))
+		w.add("nodes", "State", "%s down, draining or reserved when listed (%s): counted in the fleet as healthy", count(len(down), "node"), nodeList(down))
 	}
 	return f
 }

@@ -199,32 +199,40 @@ func appendNew(list []string, items ...string) []string {
 // warn says what the records held that the trace does not, counted.
 func (tl *jobTally) warn(w *importWarnings) {
 	if n := sumCounts(tl.neverStarted); n > 0 {
-		w.add("sacct", "Start", "%d jobs never started (Start Unknown; last state %s): left out, a job that never ran has no duration", n, countList(tl.neverStarted))
+		w.add("sacct", "Start", "%s never started (Start Unknown; last state %s): left out, a job that never ran has no duration", count(n, "job"), countList(tl.neverStarted))
 	}
 	if tl.censored > 0 {
-		w.add("sacct", "State", "%d jobs still RUNNING (or SUSPENDED) when sacct ran, at %s: orig_status running, their duration censored at their Elapsed so far (a lower bound)", tl.censored, tl.dump.Format(slurmTimeLayout))
+		w.add("sacct", "State", "%s still RUNNING (or SUSPENDED) when sacct ran, at %s: orig_status running, the duration censored at the Elapsed so far (a lower bound)", count(tl.censored, "job"), tl.dump.Format(slurmTimeLayout))
 	}
 	if tl.requeued > 0 {
-		w.add("sacct", "State", "%d jobs requeued (%s first; %d runs cut short by a requeue or preemption, %s of running in them): each is one job from its first Submit, lasting its last run's Elapsed; column requeues counts its cut runs, and the replay preempts by its own policy", tl.requeued, tl.firstRequeued, tl.cutRuns, fmtDur(tl.lostSeconds))
+		w.add("sacct", "State", "%s requeued (%s first; %s cut short by a requeue or preemption, %s of running in them): each is one job from its first Submit, lasting its last run's Elapsed; column requeues counts its cut runs, and the replay preempts by its own policy", count(tl.requeued, "job"), tl.firstRequeued, count(tl.cutRuns, "run"), fmtDur(tl.lostSeconds))
 	}
 	if tl.pendingAgain > 0 {
-		w.add("sacct", "State", "%d jobs were waiting again after a requeue when sacct ran: orig_status requeued, their duration their last run's Elapsed (a lower bound)", tl.pendingAgain)
+		w.add("sacct", "State", "%s waiting again after a requeue when sacct ran: orig_status requeued, the duration the last run's Elapsed (a lower bound)", count(tl.pendingAgain, "job"))
 	}
 	if tl.preempted > 0 {
-		w.add("sacct", "State", "%d jobs ended PREEMPTED (%s first; preempted and not requeued): their duration is how long they ran until then, a lower bound of what they needed", tl.preempted, tl.firstPreempt)
+		w.add("sacct", "State", "%s ended PREEMPTED (%s first; preempted and not requeued): the duration is how long it ran until then, a lower bound of what it needed", count(tl.preempted, "job"), tl.firstPreempt)
 	}
 	if tl.manyTypes > 0 {
-		w.add("sacct", "AllocTRES", "%d jobs ran on several GPU types at once (%s): allot runs a job on one type; they may use any of them, the most used first", tl.manyTypes, tl.manyTypesID)
+		w.add("sacct", "AllocTRES", "%s ran on several GPU types at once (%s): allot runs a job on one type; it may use any of them, the most used first", count(tl.manyTypes, "job"), tl.manyTypesID)
 	}
 	if len(tl.hetIDs) > 0 {
-		w.add("sacct", "JobID", "%d components of heterogeneous jobs (%s first): each is a job of its own; the replay does not start a job's components together", len(tl.hetIDs), tl.hetIDs[0])
+		w.add("sacct", "JobID", "%s of heterogeneous jobs (%s first): each is a job of its own; the replay does not start a job's components together", count(len(tl.hetIDs), "component"), tl.hetIDs[0])
 	}
 	if tl.noAccount > 0 {
-		w.add("sacct", "Account", "%d jobs without an account: charged to a team no-account", tl.noAccount)
+		w.add("sacct", "Account", "%s without an account: charged to a team no-account", count(tl.noAccount, "job"))
 	}
 	if len(tl.otherTRES) > 0 {
 		w.add("sacct", "AllocTRES", "%s not mapped: a trace job has accelerators (gres/gpu), vcpus (cpu) and memory_gib (mem) only", strings.Join(tl.otherTRES, ", "))
 	}
+}
+
+// count is "1 job", "2 jobs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func sumCounts(m map[string]int) int {

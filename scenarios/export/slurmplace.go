@@ -47,7 +47,7 @@ func fleetFromJobs(jobs []slurmJob, w *importWarnings) *slurmFleet {
 			demand[typ] = append(demand[typ], j.gpuInterval(f.perNode[typ]))
 		}
 		if len(f.gpuTypes) > 1 {
-			w.add("sacct", "AllocTRES", "%d jobs name no GPU type (gres/gpu=N): without --nodes, counted on %s, the first type", len(untyped), typ)
+			w.add("sacct", "AllocTRES", "%s naming no GPU type (gres/gpu=N): without --nodes, counted on %s, the first type", count(len(untyped), "job"), typ)
 		}
 	}
 	for _, typ := range f.gpuTypes {

@@ -92,7 +92,7 @@ func readSacct(path string, w *importWarnings) ([]sacctRecord, error) {
 		recs = append(recs, r)
 	}
 	if len(steps) > 0 {
-		w.add("sacct", "JobID", "%d job step records (%s first) left out: a job's own record holds its allocation (sacct --allocations lists only those)", len(steps), steps[0])
+		w.add("sacct", "JobID", "%s (%s first) left out: a job's own record holds its allocation (sacct --allocations lists only those)", count(len(steps), "job step record"), steps[0])
 	}
 	return recs, nil
 }

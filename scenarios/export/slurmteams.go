@@ -103,7 +103,7 @@ func slurmQuotas(a *slurmAccounts, teams []scenfile.Team, f *slurmFleet, w *impo
 			continue
 		}
 		i, ok := isTeam[name]
-		if !ok {
+		if !ok || !acc.leaf() {
 			w.add(where, "GrpTRES", "gres/gpu=%s caps its sub-accounts together: not expressible (a cohort's quota is capacity it owns, not a cap); left out", scenfile.Num(g.gpus))
 			continue
 		}

@@ -3,6 +3,7 @@ package export
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -96,7 +97,11 @@ func ImportSlurm(in SlurmFiles) (*Imported, error) {
 		}
 	}
 	file := &scenfile.File{Name: "slurm", Fleet: &fleet.scen, PriorityClasses: priorityClasses(qos, jobs, in.QOS != "", &w)}
-	why := slurmPolicy(file, accts, jobs, fleet, qos, in.Shares != "", &w)
+	shares := false
+	for _, acc := range accts.by {
+		shares = shares || !math.IsNaN(acc.shares) || acc.sharesParent
+	}
+	why := slurmPolicy(file, accts, jobs, fleet, qos, shares, &w)
 	file.Description = fmt.Sprintf("Imported from Slurm: %d jobs of %s. Policy %s: %s.", len(jobs), filepath.Base(in.Sacct), file.Policy.Kind, why)
 	out := make([]workload.Job, len(jobs))
 	for i := range jobs {
@@ -141,7 +146,7 @@ func slurmPolicy(file *scenfile.File, a *slurmAccounts, jobs []slurmJob, f *slur
 	}
 	pre, preempts := qosPreemption(qos, w)
 	if !shares {
-		w.add("sshare", "", "no --shares: every team weight 1")
+		w.add("assoc", "RawShares", "no shares given (--shares, or Share in --assoc): every team weight 1")
 	}
 	switch {
 	case quota:

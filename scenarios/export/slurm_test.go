@@ -266,3 +266,29 @@ func TestAnAccountWithJobsAndSubAccountsIsATeamInItsOwnCohort(t *testing.T) {
 	require.Equal(t, "fairshare", imp.File.Policy.Kind, "org's limit is on a cohort: no quota, so no quota policy")
 	require.Contains(t, imp.Warnings, "assoc org: GrpTRES: gres/gpu=4 caps its sub-accounts together: not expressible (a cohort's quota is capacity it owns, not a cap); left out")
 }
+
+// Every field sacct alone leaves unmapped, or maps by assumption, is a
+// line of warnings.txt, and nothing else is.
+func TestSacctAloneWarnsOfEverythingItAssumes(t *testing.T) {
+	imp := importSlurm(t, slurmJobOnly)
+	require.Equal(t, []string{
+		"sacct: JobID: array throttles (%N in 103_[3-5%2] and others: tasks running at once) are not modelled",
+		"sacct: JobID: 1 job step record (100.batch first) left out: a job's own record holds its allocation (sacct --allocations lists only those)",
+		"sacct: Start: 5 jobs never started (Start Unknown; last state CANCELLED 1, PENDING 4): left out, a job that never ran has no duration",
+		"sacct: State: 1 job still RUNNING (or SUSPENDED) when sacct ran, at 2024-03-03T15:00:00: orig_status running, the duration censored at the Elapsed so far (a lower bound)",
+		"sacct: State: 2 jobs requeued (104 first; 2 runs cut short by a requeue or preemption, 30m0s of running in them): each is one job from its first Submit, lasting its last run's Elapsed; column requeues counts its cut runs, and the replay preempts by its own policy",
+		"sacct: State: 1 job waiting again after a requeue when sacct ran: orig_status requeued, the duration the last run's Elapsed (a lower bound)",
+		"sacct: State: 1 job ended PREEMPTED (105 first; preempted and not requeued): the duration is how long it ran until then, a lower bound of what it needed",
+		"sacct: AllocTRES: 1 job ran on several GPU types at once (107: billing=64,cpu=64,gres/gpu:a100=4,gres/gpu:h100=4,gres/gpu=8,mem=256G,node=2): allot runs a job on one type; it may use any of them, the most used first",
+		"sacct: JobID: 2 components of heterogeneous jobs (108+0 first): each is a job of its own; the replay does not start a job's components together",
+		"sacct: AllocTRES: billing not mapped: a trace job has accelerators (gres/gpu), vcpus (cpu) and memory_gib (mem) only",
+		"sacct: Timelimit: kept in column timelimit_s (empty: UNLIMITED or Partition_Limit); backfill estimates a runtime from the duration (policy.runtime_estimate), not from the limit",
+		"sacct: Priority: kept in column slurm_priority: the multifactor priority at the end of the job, not replayed; the order comes from the policy and the QOS classes",
+		"sacct: AllocTRES: GPU type \"a100\" may be a100-40g or a100-80g: a100-40g assumed",
+		"sacct: AllocTRES: GPU type \"v100\" is not one the catalog has: a custom type slurm-v100-8gpu, 8 per node, 96 vCPUs, 1152 GiB, speed 1.0 (the A100 reference), unpriced",
+		"fleet: ASSUMED (no --nodes): 2 p4d.24xlarge, 2 p5.48xlarge, 1 slurm-v100-8gpu, 2 slurm-cpu-4c, enough for the most GPUs (or CPUs) the recorded jobs held at once",
+		"qos: Priority: no --qos: the jobs' QOS (normal, high, low) are priority classes of value 0, all equal",
+		"assoc: RawShares: no shares given (--shares, or Share in --assoc): every team weight 1",
+		"policy: kind: priority: one queue in QOS priority order, then submit time, with backfill (sched/backfill, Slurm's default; slurm.conf is not read); no shares or GPU limits were given",
+	}, imp.Warnings)
+}

@@ -24,7 +24,8 @@ type slurmAccounts struct {
 	by       map[string]*slurmAccount
 	unmapped map[string][]string // column -> accounts that set it
 	cols     []string
-	flat     bool // no parents given: every account taken as root's child
+	listed   bool // a listing was read
+	nested   bool // a listing said who holds whom
 	// userShares are the user associations with shares of their own.
 	userShares map[string]bool
 }
@@ -130,9 +131,7 @@ func (a *slurmAccounts) read(path string, assocOnly bool, w *importWarnings) err
 		}
 		a.limits(t, r, name)
 	}
-	if parentCol == "" && !indented {
-		a.flat = true
-	}
+	a.listed, a.nested = true, a.nested || parentCol != "" || indented
 	return nil
 }
 
@@ -181,7 +180,7 @@ func (a *slurmAccounts) finish(w *importWarnings) {
 			p.children = appendNew(p.children, name)
 		}
 	}
-	if a.flat && len(a.order) > 1 {
+	if a.listed && !a.nested && len(a.order) > 1 {
 		w.add("assoc", "Account", "the listing does not nest (no ParentName column, no tree indentation): every account is taken as a child of root")
 	}
 	if len(a.userShares) > 0 {

@@ -53,14 +53,14 @@ func buildSlurmJobs(recs []sacctRecord, w *importWarnings) ([]slurmJob, float64,
 			order = append(order, r.id)
 		}
 		groups[r.id] = append(groups[r.id], r)
-		for _, t := range []time.Time{r.submit, r.start, r.end} {
-			if t.After(tl.dump) && (t == r.submit || r.ran()) {
-				tl.dump = t
-			}
-		}
-		if r.ran() && !r.ended && !math.IsNaN(r.elapsed) {
-			if t := r.start.Add(time.Duration(r.elapsed * float64(time.Second))); t.After(tl.dump) {
-				tl.dump = t // sacct's "now": a running job's Elapsed runs to it
+		tl.later(r.submit)
+		if r.ran() {
+			tl.later(r.start)
+			if r.ended {
+				tl.later(r.end)
+			} else if !math.IsNaN(r.elapsed) {
+				// sacct's "now": a running job's Elapsed runs to it.
+				tl.later(r.start.Add(time.Duration(r.elapsed * float64(time.Second))))
 			}
 		}
 	}
@@ -92,6 +92,13 @@ func buildSlurmJobs(recs []sacctRecord, w *importWarnings) ([]slurmJob, float64,
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Submit < jobs[b].Submit })
 	tl.warn(w)
 	return jobs, end, nil
+}
+
+// later moves the newest time the records hold to t if it is later.
+func (tl *jobTally) later(t time.Time) {
+	if t.After(tl.dump) {
+		tl.dump = t
+	}
 }
 
 // job is the job of one JobID's records; ok false when it never ran.
@@ -134,12 +141,13 @@ func (tl *jobTally) job(g []*sacctRecord) (slurmJob, bool, error) {
 	}
 	j.Duration = d
 	j.OrigEnd = float64(last.start.Unix()) + d
-	if cut := len(runs) - 1; cut > 0 || pendingAgain {
-		if pendingAgain {
-			cut++
-		}
+	requeues := len(runs) - 1 // runs cut short, by a requeue or a preemption
+	if pendingAgain {
+		requeues++
+	}
+	if requeues > 0 {
 		tl.requeued++
-		tl.cutRuns += cut
+		tl.cutRuns += requeues
 		if tl.firstRequeued == "" {
 			tl.firstRequeued = final.id
 		}
@@ -174,10 +182,6 @@ func (tl *jobTally) job(g []*sacctRecord) (slurmJob, bool, error) {
 	}
 	if last.hetComponent {
 		tl.hetIDs = append(tl.hetIDs, final.id)
-	}
-	requeues := len(runs) - 1
-	if pendingAgain {
-		requeues++
 	}
 	j.Extra = []string{last.partition, strconv.Itoa(requeues), last.name, last.timelimit, last.priority}
 	return j, true, nil

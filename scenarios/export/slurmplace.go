@@ -26,13 +26,15 @@ func fleetFromJobs(jobs []slurmJob, w *importWarnings) *slurmFleet {
 		case len(j.gpuTypes) == 0:
 			untyped = append(untyped, j)
 		default:
-			key := strings.ToLower(j.gpuTypes[0])
-			if _, ok := f.byGPU[key]; !ok {
-				typ, per := f.assumedType(j.gpuTypes[0], w)
-				f.byGPU[key] = []string{typ}
-				f.perNode[typ] = per
+			for _, g := range j.gpuTypes {
+				if key := strings.ToLower(g); f.byGPU[key] == nil {
+					typ, per := f.assumedType(g, w)
+					f.byGPU[key] = []string{typ}
+					f.perNode[typ] = per
+				}
 			}
-			typ := f.byGPU[key][0]
+			// Counted on its main type (most GPUs): it ran on those.
+			typ := f.byGPU[strings.ToLower(j.gpuTypes[0])][0]
 			demand[typ] = append(demand[typ], j.gpuInterval(f.perNode[typ]))
 		}
 	}
@@ -47,7 +49,7 @@ func fleetFromJobs(jobs []slurmJob, w *importWarnings) *slurmFleet {
 			demand[typ] = append(demand[typ], j.gpuInterval(f.perNode[typ]))
 		}
 		if len(f.gpuTypes) > 1 {
-			w.add("sacct", "AllocTRES", "%s naming no GPU type (gres/gpu=N): without --nodes, counted on %s, the first type", count(len(untyped), "job"), typ)
+			w.add("sacct", "AllocTRES", "%s naming no GPU type (gres/gpu=N): without --nodes, they run on %s, the first type", count(len(untyped), "job"), typ)
 		}
 	}
 	for _, typ := range f.gpuTypes {

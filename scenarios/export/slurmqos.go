@@ -155,13 +155,11 @@ func qosPreemption(qos []slurmQOS, w *importWarnings) (*scenfile.Preemption, boo
 		}
 		retries[r] = true
 	}
-	if g := graces[len(graces)-1]; !allEqual(graces) {
-		g = maxOf(graces)
+	g := maxOf(graces)
+	if !allEqual(graces) {
 		w.add("qos", "GraceTime", "differs between the QOS that may be preempted: the longest, %s, for all", fmtDur(g))
-		p.GracePeriod = scenfile.Dur(g)
-	} else {
-		p.GracePeriod = scenfile.Dur(g)
 	}
+	p.GracePeriod = scenfile.Dur(g)
 	if len(exempts) > 0 {
 		m := maxOf(exempts)
 		if !allEqual(exempts) || len(exempts) < len(victims) {

@@ -159,16 +159,17 @@ func (b *batchImport) ceType(obj, it string) []*hardware.InstanceType {
 	field := "computeResources.instanceTypes[" + it + "]"
 	if !strings.Contains(it, ".") {
 		var sizes []string
-		for _, n := range b.fleet.cat.SortedNames() {
-			if strings.HasPrefix(n, it+".") {
+		for _, n := range append(b.fleet.cat.SortedNames(), slices.Collect(maps.Keys(awsExtraTypes))...) {
+			if strings.HasPrefix(n, it+".") && !slices.Contains(sizes, n) {
 				sizes = append(sizes, n)
 			}
 		}
+		sort.Strings(sizes)
 		if len(sizes) != 1 {
-			b.w.add(obj, field, "%s is an instance family (or optimal): Batch picks sizes by demand; the catalog has %d GPU sizes of it (%s): left out; name the types", it, len(sizes), strings.Join(sizes, ", "))
+			b.w.add(obj, field, "%s: an instance family (or optimal), of which Batch picks sizes by demand; %d GPU sizes are known (%s): left out; name the types", it, len(sizes), strings.Join(sizes, ", "))
 			return nil
 		}
-		b.w.add(obj, field, "an instance family: taken as %s, the catalog's one size of it", sizes[0])
+		b.w.add(obj, field, "an instance family: taken as %s, its one GPU size known", sizes[0])
 		it = sizes[0]
 	}
 	name, per, ok := b.fleet.resolve(it)

@@ -19,7 +19,8 @@ var batchTraceColumns = []string{"attempts"}
 type batchRecord struct {
 	jobs   []batchJob
 	byID   map[string]int
-	newest int64 // the newest time any file gives (epoch ms)
+	kinds  map[string]bool // job ID and whether a detail: the records met
+	newest int64           // the newest time any file gives (epoch ms)
 	w      *importWarnings
 	counts map[string]int // by reason, for the warnings
 	// classes are the priority classes the kept jobs name, by value.
@@ -30,7 +31,7 @@ type batchRecord struct {
 // list-jobs pages. A job in several is kept once: describe-jobs' detail
 // over a list-jobs summary, else the first.
 func readBatchRecord(paths []string, w *importWarnings) (*batchRecord, error) {
-	r := &batchRecord{byID: map[string]int{}, w: w, counts: map[string]int{}, classes: map[string]int{}}
+	r := &batchRecord{byID: map[string]int{}, kinds: map[string]bool{}, w: w, counts: map[string]int{}, classes: map[string]int{}}
 	for _, p := range paths {
 		jobs, unknown, err := readBatchJobs(p)
 		if err != nil {
@@ -45,16 +46,20 @@ func readBatchRecord(paths []string, w *importWarnings) (*batchRecord, error) {
 				r.note(a.start, a.stop)
 			}
 			i, seen := r.byID[j.id]
+			kind := j.id + fmt.Sprint(j.detail)
 			switch {
 			case !seen:
 				r.byID[j.id] = len(r.jobs)
 				r.jobs = append(r.jobs, j)
-			case j.detail && !r.jobs[i].detail:
-				r.jobs[i] = j
+			case r.kinds[kind]:
+				r.counts["duplicate"]++ // the same kind of record twice
+			default:
+				if j.detail {
+					r.jobs[i] = j
+				}
 				r.counts["merged"]++
-			case j.detail == r.jobs[i].detail:
-				r.counts["duplicate"]++
 			}
+			r.kinds[kind] = true
 		}
 	}
 	return r, nil
@@ -89,6 +94,7 @@ func (r *batchRecord) trace(fallback string) ([]workload.Job, []string, float64)
 		}
 	}
 	if len(kept) == 0 {
+		r.warn()
 		return nil, nil, 0
 	}
 	t0 := int64(math.MaxInt64)

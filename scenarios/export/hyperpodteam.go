@@ -30,7 +30,9 @@ func (h *hpImport) team(q hpQuota) error {
 		return err
 	}
 	within := policies.LowerPriority // the documented default
-	if c.PreemptTeamTasks != "" {
+	if c.PreemptTeamTasks == "" {
+		h.w.add(obj, "ComputeQuotaConfig.PreemptTeamTasks", "not given: HyperPod's default LowerPriority")
+	} else {
 		var ok bool
 		if within, ok = hpPreemptTeamTasks.toAllot(c.PreemptTeamTasks); !ok {
 			return fmt.Errorf("%s: ComputeQuotaConfig.PreemptTeamTasks: want %s, got %q", q.where, hpPreemptTeamTasks.engines(), c.PreemptTeamTasks)
@@ -95,7 +97,7 @@ func (h *hpImport) allocation(obj, where string, rs []types.ComputeQuotaResource
 func (h *hpImport) sharing(obj, where string, rs *types.ResourceSharingConfig, t *scenfile.Team) error {
 	if rs == nil {
 		h.w.add(obj, "ComputeQuotaConfig.ResourceSharingConfig", "not given: HyperPod's default LendAndBorrow with a %d%% borrow limit", hpDefaultBorrowLimit)
-		rs = &types.ResourceSharingConfig{Strategy: types.ResourceSharingStrategyLendandborrow}
+		rs = &types.ResourceSharingConfig{Strategy: types.ResourceSharingStrategyLendandborrow, BorrowLimit: aws.Int32(hpDefaultBorrowLimit)}
 	}
 	sh, ok := hpStrategies.toAllot(rs.Strategy)
 	if !ok {

@@ -215,3 +215,36 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// allot import aws-batch and hyperpod write the scenario (or policy
+// file), the trace and warnings.txt, which load and run; bad input is
+// exit 2 naming the file and the member.
+func TestImportAWSCommandsWriteFilesThatRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ex := "../../docs/examples/aws-batch/"
+	scen := filepath.Join(dir, "batch", "scenario.yaml")
+	code, out, errOut := cli("import", "aws-batch", "--jobs", ex+"describe-jobs.json", "--jobs", ex+"list-jobs-page1.json", "--jobs", ex+"list-jobs-page2.json",
+		"--scheduling-policy", ex+"scheduling-policy.json", "--job-queue", ex+"job-queue.json", "--compute-environments", ex+"compute-environments.json", "-o", scen)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "wrote "+scen+" (4 teams, 2 node groups)\nwrote "+filepath.Join(dir, "batch", "scenario.parquet")+" (7 jobs)\nwrote "+
+		filepath.Join(dir, "batch", "warnings.txt")+" (17 warnings)\n", out)
+	require.Equal(t, 17, strings.Count(mustRead(t, filepath.Join(dir, "batch", "warnings.txt")), "\n"))
+	code, out, errOut = cli("sim", scen)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "7 submitted: 7 started, 7 completed")
+
+	hp := filepath.Join(dir, "hp", "policy.yaml")
+	code, _, errOut = cli("import", "hyperpod", "--scheduler-config", "../../docs/examples/hyperpod/scheduler-config.json",
+		"--compute-quotas", "../../docs/examples/hyperpod/compute-quotas.json", "--compute-quotas", "../../docs/examples/hyperpod/compute-quotas-page2.json", "-o", hp)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "warning: ComputeQuotas[team-c-quota]: ActivationState: Disabled: left out")
+	require.False(t, fileExists(filepath.Join(dir, "hp", "policy.parquet")), "no history: no trace")
+
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"jobs": [{"jobId": "a", "createdAt": "noon"}]}`), 0o644))
+	code, _, errOut = cli("import", "aws-batch", "--jobs", bad, "-o", filepath.Join(dir, "x", "s.yaml"))
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errOut, bad+`: jobs[0].createdAt: want a whole number (int64), got the string "noon"`)
+	require.False(t, fileExists(filepath.Join(dir, "x", "s.yaml")))
+}

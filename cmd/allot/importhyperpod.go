@@ -22,7 +22,8 @@ cluster's instances: the fleet is sized to the quotas' sum, with a warning.
 The jobs come through allot import kueue on the cluster's EKS side. The
 files allot export hyperpod writes are read too. See docs/import.md.`,
 		Example: `  allot import hyperpod --scheduler-config docs/examples/hyperpod/scheduler-config.json \
-    --compute-quotas docs/examples/hyperpod/compute-quotas.json -o mine/hyperpod.yaml
+    --compute-quotas docs/examples/hyperpod/compute-quotas.json \
+    --compute-quotas docs/examples/hyperpod/compute-quotas-page2.json -o mine/hyperpod.yaml
   allot sim scenarios/hyperpod-teams.yaml --policy mine/hyperpod.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -182,6 +182,7 @@ func (b *batchImport) policySection() {
 		}
 	case p.QuotaSharePolicy != nil:
 		pol.Kind, pol.QuotaShares = "fairshare", true
+		b.w.add("policy", "preemption", "Batch sets no grace period, checkpoint or restore time for a preempted job (what the job does): allot's defaults")
 		if s := p.QuotaSharePolicy.IdleResourceAssignmentStrategy; s != "" && s != types.QuotaShareIdleResourceAssignmentStrategyFifo {
 			b.w.add("schedulingPolicies["+aws.ToString(p.Name)+"]", "quotaSharePolicy.idleResourceAssignmentStrategy", "%s: allot hands idle capacity out first come (FIFO)", s)
 		}

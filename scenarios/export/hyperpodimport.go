@@ -109,7 +109,7 @@ func (h *hpImport) scheduler(sc *hpSchedulerConfig) {
 	default:
 		h.w.add(obj, "Status", "%s: imported as it is written", sc.status)
 	}
-	h.w.add("policy", "preemption", "HyperPod's API sets no grace period, checkpoint or restore time (what the jobs do): allot's defaults")
+	h.w.add("policy", "", "queueing, fallback and the preemption model (grace period, checkpoint, restore: what the jobs do) have no HyperPod setting: allot's defaults")
 	h.w.add("policy", "admission", "HyperPod ranks a team's tasks by priority unless first-come first-serve is chosen on the console, which the API does not say: task-ranking")
 }
 

@@ -27,11 +27,11 @@ func TestHyperPodComputeQuotasBecomeTeams(t *testing.T) {
 	require.Equal(t, []scenfile.Team{
 		{Name: "team-a", Quota: map[string]scenfile.Quota{"ml.g5.8xlarge": {Accelerators: 2}}, Weight: scenfile.Ptr(10.0),
 			Lend: yes, Borrow: yes, BorrowLimit: "50%", PreemptWithinTeam: "lower-priority"},
-		{Name: "team-b", Quota: map[string]scenfile.Quota{"p5.48xlarge": {Accelerators: 12}}, Weight: scenfile.Ptr(20.0),
+		{Name: "team-b", Quota: map[string]scenfile.Quota{"ml.g5.8xlarge": {Accelerators: 2}}, Weight: scenfile.Ptr(20.0),
 			Lend: yes, Borrow: no, PreemptWithinTeam: "never"},
 		{Name: "team-d", Quota: map[string]scenfile.Quota{"ml.g5.8xlarge": {Accelerators: 1}}, Weight: scenfile.Ptr(0.0),
 			Lend: yes, Borrow: yes, BorrowLimit: "50%", PreemptWithinTeam: "lower-priority"},
-	}, imp.File.Teams, "Count 2 of a 1-GPU type; Accelerators 12; team-c is disabled; team-d takes the documented defaults")
+	}, imp.File.Teams, "Count 2 of a 1-GPU type; Accelerators 2; team-c is disabled; team-d takes the documented defaults")
 	require.Contains(t, imp.Warnings, "ComputeQuotas[team-b-quota]: in more than one file or page: kept once")
 	require.Contains(t, imp.Warnings, "ComputeQuotas[team-c-quota]: ActivationState: Disabled: left out")
 	require.Contains(t, imp.Warnings, "ComputeQuotas[team-d-quota]: ComputeQuotaTarget.FairShareWeight: not given: HyperPod's default 0")
@@ -50,9 +50,10 @@ func TestHyperPodSchedulerConfigBecomesClassesAndFairShare(t *testing.T) {
 
 func TestHyperPodFleetIsSizedToTheQuotas(t *testing.T) {
 	imp := importHyperPodExample(t)
-	require.Equal(t, []scenfile.NodeGroup{{Type: "ml.g5.8xlarge", Count: 3}, {Type: "p5.48xlarge", Count: 2}}, imp.File.Fleet.Nodes,
-		"3 GPUs of 1-GPU nodes; 12 of 8-GPU nodes")
-	require.Contains(t, imp.Warnings, "fleet: nodes: HyperPod's task governance does not say the cluster's instances: sized to the quotas' sum (3 ml.g5.8xlarge, 2 p5.48xlarge); edit fleet.nodes to the cluster's instance groups")
+	require.Equal(t, []scenfile.NodeGroup{{Type: "ml.g5.8xlarge", Count: 5}}, imp.File.Fleet.Nodes, "5 GPUs of 1-GPU nodes")
+	require.Equal(t, []scenfile.InstanceType{{Name: "ml.g5.8xlarge", Accelerator: "a10g", Accelerators: 1, VCPUs: scenfile.Ptr(32.0), MemoryGiB: scenfile.Ptr(128.0)}},
+		imp.File.Fleet.InstanceTypes, "the catalog lacks it: the table of G5 sizes")
+	require.Contains(t, imp.Warnings, "fleet: nodes: HyperPod's task governance does not say the cluster's instances: sized to the quotas' sum (5 ml.g5.8xlarge); edit fleet.nodes to the cluster's instance groups")
 }
 
 func TestHyperPodSharingStrategiesAndLimitsMapBothWays(t *testing.T) {
@@ -68,7 +69,8 @@ func TestHyperPodSharingStrategiesAndLimitsMapBothWays(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "first-come", imp.File.Policy.IdleAllocation)
 	a, b := imp.File.Teams[0], imp.File.Teams[1]
-	require.Equal(t, scenfile.Quota{Accelerators: 4, VCPUs: scenfile.Ptr(48.0), MemoryGiB: scenfile.Ptr(576.0)}, a.Quota["p4d.24xlarge"])
+	require.Equal(t, scenfile.Quota{Accelerators: 4, VCPUs: scenfile.Ptr(48.0), MemoryGiB: scenfile.Ptr(576.0)}, a.Quota["p4d.24xlarge"], "ml.p4d.24xlarge is the catalog's p4d.24xlarge")
+	require.Equal(t, scenfile.Quota{Accelerators: 8}, b.Quota["p4d.24xlarge"], "Count 1 of 8 GPUs")
 	require.Equal(t, [2]bool{false, false}, [2]bool{*a.Lend, *a.Borrow}, "DontLend")
 	require.Equal(t, "6", b.BorrowLimit, "the absolute limit on its one type, in accelerators")
 	require.Contains(t, imp.Warnings, "SchedulerConfig: IdleResourceSharing: Disabled: allot lends capacity no quota covers to every team; the fleet written here is the quotas' sum, which leaves none")
@@ -91,7 +93,7 @@ func TestHyperPodBadInputNamesFileAndPath(t *testing.T) {
 	good := writeJSON(t, "sc.json", `{"Name": "p", "SchedulerConfig": {}}`)
 	for _, c := range []struct {
 		name, body, err string
-		asQuota       bool
+		asQuota         bool
 	}{
 		{"list.json", `{"ClusterSchedulerConfigSummaries": []}`, "list.json: list-cluster-scheduler-configs output holds no SchedulerConfig: give describe-cluster-scheduler-config's output", false},
 		{"weight.json", `{"Name": "p", "SchedulerConfig": {"PriorityClasses": [{"Name": "a", "Weight": "high"}]}}`, `weight.json: SchedulerConfig.PriorityClasses[0].Weight: want a whole number (int32), got the string "high"`, false},

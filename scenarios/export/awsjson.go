@@ -113,7 +113,7 @@ func (d *awsDoc) value(dst reflect.Value, v any, path string) error {
 	case reflect.Float32, reflect.Float64:
 		n, ok := v.(json.Number)
 		f, err := n.Float64()
-		if !ok || err != nil {
+		if !ok || err != nil || dst.OverflowFloat(f) {
 			return fail("a number")
 		}
 		dst.SetFloat(f)
@@ -153,8 +153,8 @@ func (d *awsDoc) value(dst reflect.Value, v any, path string) error {
 		}
 		return d.object(dst, obj, path)
 	default:
-		// A document or union member: nothing this import reads.
-		d.unknown = append(d.unknown, join(path, ""))
+		// No decoded type holds a document or union (the tests walk them).
+		return &awsPathError{d.file, pathOrRoot(path), fmt.Sprintf("a %s member, which this import does not read", dst.Type())}
 	}
 	return nil
 }

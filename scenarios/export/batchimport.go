@@ -210,7 +210,7 @@ func (b *batchImport) source(in BatchFiles) string {
 			}
 		}
 	}
-	return "AWS Batch (" + strings.Join(names, ", ") + ")"
+	return "AWS Batch (" + sourceList(names) + ")"
 }
 
 func batchQueueNames(qs []types.JobQueueDetail) string {
@@ -219,4 +219,14 @@ func batchQueueNames(qs []types.JobQueueDetail) string {
 		names = append(names, aws.ToString(q.JobQueueName))
 	}
 	return strings.Join(names, ", ")
+}
+
+// sourceList names the files an AWS import read: the first few and how
+// many more, for the written file's header.
+func sourceList(names []string) string {
+	const shown = 4
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more files", strings.Join(names[:shown], ", "), len(names)-shown)
 }

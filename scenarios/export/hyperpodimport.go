@@ -74,7 +74,7 @@ func FromHyperPod(in HyperPodFiles) (*Imported, error) {
 	for _, p := range in.ComputeQuotas {
 		src = append(src, filepath.Base(p))
 	}
-	return &Imported{File: &h.file, Warnings: h.w.lines, Source: "SageMaker HyperPod task governance (" + strings.Join(src, ", ") + ")"}, nil
+	return &Imported{File: &h.file, Warnings: h.w.lines, Source: "SageMaker HyperPod task governance (" + sourceList(src) + ")"}, nil
 }
 
 // scheduler is the policy (kind quota, fair share of idle compute) and

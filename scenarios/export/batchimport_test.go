@@ -252,6 +252,7 @@ func TestBatchBadInputNamesFileAndPath(t *testing.T) {
 		{"nodes.json", `{"jobs": [{"jobId": "a", "nodeProperties": {"numNodes": 2, "nodeRangeProperties": [{"targetNodes": "0:5", "container": {}}]}}]}`,
 			`nodes.json: jobs[0].nodeProperties.nodeRangeProperties[0].targetNodes: want N, N:M, :M or N: (node indices below numNodes 2), got "0:5"`},
 		{"noid.json", `{"jobSummaryList": [{"jobName": "x"}]}`, `noid.json: jobSummaryList[0].jobId: required`},
+		{"stopped.json", `{"jobs": [{"jobId": "a", "startedAt": 10, "stoppedAt": 5}]}`, `stopped.json: jobs[0].stoppedAt: 5 is before its startedAt 10`},
 		{"attempt.json", `{"jobs": [{"jobId": "a", "attempts": [{"startedAt": 10, "stoppedAt": 5}]}]}`, `attempt.json: jobs[0].attempts[0].stoppedAt: 5 is before its startedAt 10`},
 	} {
 		p := writeJSON(t, c.name, c.body)

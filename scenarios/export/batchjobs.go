@@ -93,6 +93,9 @@ func (d *awsDoc) batchDetail(jd *types.JobDetail, at string) (batchJob, error) {
 	j := batchJob{id: *jd.JobId, queue: aws.ToString(jd.JobQueue), share: aws.ToString(jd.ShareIdentifier), status: jd.Status,
 		priority: jd.SchedulingPriority, created: aws.ToInt64(jd.CreatedAt), started: aws.ToInt64(jd.StartedAt),
 		stopped: aws.ToInt64(jd.StoppedAt), detail: true, dependsOn: len(jd.DependsOn) > 0, where: d.file + ": " + at}
+	if j.started > 0 && j.stopped > 0 && j.stopped < j.started {
+		return j, &awsPathError{d.file, at + ".stoppedAt", fmt.Sprintf("%d is before its startedAt %d", j.stopped, j.started)}
+	}
 	for i, a := range jd.Attempts {
 		if a.StartedAt == nil {
 			continue // an attempt that never ran (its container failed to start)

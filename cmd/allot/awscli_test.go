@@ -202,12 +202,32 @@ for line in sys.stdin:
 `
 
 // startDriver starts awscli's driver in a Python that imports the same
-// awscli as the executable: the one its #! line names, else python3. It
-// reports false when there is none.
+// awscli as the executable. It reports false when there is none.
 func (c *awsCLI) startDriver(t *testing.T) bool {
+	py, version := c.python()
+	if py == "" {
+		return false
+	}
+	cmd := exec.Command(py, "-u", "-c", awsPyDriver)
+	cmd.Env = c.env
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	c.driver, c.in, c.out = cmd, in, bufio.NewReader(out)
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	t.Logf("the AWS CLI's driver runs in %s (awscli %s)", py, version)
+	return true
+}
+
+// python is a Python that imports the same awscli as the executable: the
+// one its #! line names, else python3; "" when there is none.
+func (c *awsCLI) python() (py, version string) {
 	m := regexp.MustCompile(`aws-cli/(\S+)`).FindStringSubmatch(c.version)
 	if m == nil {
-		return false
+		return "", ""
 	}
 	var pythons []string
 	if f, err := os.Open(c.exe); err == nil {
@@ -221,23 +241,11 @@ func (c *awsCLI) startDriver(t *testing.T) bool {
 	for _, py := range pythons {
 		cmd := exec.Command(py, "-c", "import awscli; print(awscli.__version__)")
 		cmd.Env = c.env
-		if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != m[1] {
-			continue
+		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) == m[1] {
+			return py, m[1]
 		}
-		cmd = exec.Command(py, "-u", "-c", awsPyDriver)
-		cmd.Env = c.env
-		cmd.Stderr = os.Stderr
-		in, err := cmd.StdinPipe()
-		require.NoError(t, err)
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		c.driver, c.in, c.out = cmd, in, bufio.NewReader(out)
-		t.Cleanup(func() { in.Close(); cmd.Wait() })
-		t.Logf("the AWS CLI's driver runs in %s (awscli %s)", py, m[1])
-		return true
 	}
-	return false
+	return "", ""
 }
 
 // run runs the CLI on args: by the executable, or by the driver when

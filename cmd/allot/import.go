@@ -21,7 +21,7 @@ that could not be mapped and what was assumed instead. See docs/import.md.`,
 		Example: `  allot export kueue scenarios/amazon-search.yaml -o k/ && allot import kueue k/objects.yaml -o mine/policy.yaml`,
 		Args:    cobra.NoArgs,
 	}
-	cmd.AddCommand(newImportSlurmCmd())
+	cmd.AddCommand(newImportSlurmCmd(), newImportBatchCmd(), newImportHyperPodCmd())
 	return cmd
 }
 

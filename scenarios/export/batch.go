@@ -120,10 +120,7 @@ func (b *Batch) fairshare(s *scenarios.Scenario, m *policies.Model) *types.Fairs
 		fp.ComputeReservation = aws.Int32(int32(min(math.Round(100*r), batchMaxReservation)))
 	}
 	for _, q := range m.Queues {
-		w := 1.0
-		if q.Weight > 0 {
-			w = 1 / q.Weight
-		}
+		w := batchWeightFactor(q.Weight)
 		if w < batchMinWeight || w > batchMaxWeight {
 			w = min(max(w, batchMinWeight), batchMaxWeight)
 			b.w.team(q.Name, ".weight %g: Batch's weightFactor (its inverse) runs %g..%g; exported as %g", q.Weight, batchMinWeight, batchMaxWeight, w)
@@ -138,12 +135,10 @@ func (b *Batch) fairshare(s *scenarios.Scenario, m *policies.Model) *types.Fairs
 func (b *Batch) quotaShares(s *scenarios.Scenario, m *policies.Model, queue string) error {
 	for qi, q := range m.Queues {
 		t := s.Teams[qi]
+		inShare, _ := batchInShare.toEngine(q.WithinQueue != policies.Never)
 		qs := &batch.CreateQuotaShareInput{QuotaShareName: aws.String(strings.Trim(batchName.ReplaceAllString(q.Name, "-"), "-")),
 			JobQueue: aws.String(queue), State: types.QuotaShareStateEnabled,
-			PreemptionConfiguration: &types.QuotaSharePreemptionConfiguration{InSharePreemption: types.QuotaShareInSharePreemptionStateDisabled}}
-		if q.WithinQueue != policies.Never {
-			qs.PreemptionConfiguration.InSharePreemption = types.QuotaShareInSharePreemptionStateEnabled
-		}
+			PreemptionConfiguration: &types.QuotaSharePreemptionConfiguration{InSharePreemption: inShare}}
 		lend, borrow, pct := true, true, -1.0
 		for _, g := range q.Groups {
 			for _, fq := range g.Flavors {
@@ -162,7 +157,7 @@ func (b *Batch) quotaShares(s *scenarios.Scenario, m *policies.Model, queue stri
 					nodes++
 					b.w.team(t.Name, ".quota.%s: Batch counts whole instances; %g accelerators rounded up to %d nodes", f.Name, float64(acc.Nominal)/float64(policies.Milli), nodes)
 				}
-				qs.CapacityLimits = append(qs.CapacityLimits, types.QuotaShareCapacityLimit{CapacityUnit: aws.String("ml." + strings.TrimPrefix(f.Name, "ml.")), MaxCapacity: aws.Int32(int32(nodes))})
+				qs.CapacityLimits = append(qs.CapacityLimits, types.QuotaShareCapacityLimit{CapacityUnit: aws.String(mlType(f.Name)), MaxCapacity: aws.Int32(int32(nodes))})
 			}
 		}
 		if len(qs.CapacityLimits) == 0 {
@@ -172,18 +167,18 @@ func (b *Batch) quotaShares(s *scenarios.Scenario, m *policies.Model, queue stri
 		if len(qs.CapacityLimits) > batchMaxCapacityLimits {
 			return fmt.Errorf("teams[%s].quota: %d instance types; a Batch quota share takes at most %d", t.Name, len(qs.CapacityLimits), batchMaxCapacityLimits)
 		}
-		rs := &types.QuotaShareResourceSharingConfiguration{Strategy: types.QuotaShareResourceSharingStrategyReserve}
-		switch {
-		case lend && borrow:
-			rs.Strategy = types.QuotaShareResourceSharingStrategyLendAndBorrow
+		sh := sharing{lend, borrow}
+		if !lend && borrow {
+			sh.borrow = false
+			b.w.team(t.Name, ": lend false with borrow true: Batch's RESERVE does not borrow either")
+		}
+		strategy, _ := batchStrategies.toEngine(sh)
+		rs := &types.QuotaShareResourceSharingConfiguration{Strategy: strategy}
+		if sh.lend && sh.borrow {
 			rs.BorrowLimit = aws.Int32(-1)
 			if pct >= 0 {
 				rs.BorrowLimit = aws.Int32(int32(math.Round(pct)))
 			}
-		case lend:
-			rs.Strategy = types.QuotaShareResourceSharingStrategyLend
-		case borrow:
-			b.w.team(t.Name, ": lend false with borrow true: Batch's RESERVE does not borrow either")
 		}
 		qs.ResourceSharingConfiguration = rs
 		b.QuotaShares = append(b.QuotaShares, qs)

@@ -47,7 +47,7 @@ var hpOffered = types.ClusterInstanceType("").Values()
 // hpInstanceType is the HyperPod instance type of one of the scenario's;
 // an error when HyperPod offers none.
 func hpInstanceType(name string) (types.ClusterInstanceType, error) {
-	t := types.ClusterInstanceType("ml." + strings.TrimPrefix(name, "ml."))
+	t := types.ClusterInstanceType(mlType(name))
 	if !slices.Contains(hpOffered, t) {
 		return "", fmt.Errorf("instance type %s: HyperPod offers no %s", name, t)
 	}
@@ -77,10 +77,8 @@ func ToHyperPod(s *scenarios.Scenario, clusterARN string) (*HyperPod, error) {
 // resource sharing where cohorts hold capacity outside every team's
 // allocation, and the priority classes with their weights.
 func (h *HyperPod) scheduler(s *scenarios.Scenario, m *policies.Model, base, clusterARN string) error {
-	sc := &types.SchedulerConfig{FairShare: types.FairShareDisabled, IdleResourceSharing: types.IdleResourceSharingDisabled}
-	if m.FairSharing.Enabled {
-		sc.FairShare = types.FairShareEnabled
-	}
+	fairShare, _ := hpFairShare.toEngine(m.FairSharing.Enabled)
+	sc := &types.SchedulerConfig{FairShare: fairShare, IdleResourceSharing: types.IdleResourceSharingDisabled}
 	for _, c := range m.Cohorts {
 		if len(c.Quotas) > 0 {
 			sc.IdleResourceSharing = types.IdleResourceSharingEnabled // capacity outside every allocation
@@ -114,14 +112,16 @@ func (h *HyperPod) computeQuota(s *scenarios.Scenario, m *policies.Model, qi int
 	if team != t.Name {
 		h.w.team(t.Name, ": HyperPod team names are lower-case letters, digits and '-': %q", team)
 	}
-	cfg := &types.ComputeQuotaConfig{PreemptTeamTasks: types.PreemptTeamTasksNever, ResourceSharingConfig: &types.ResourceSharingConfig{}}
-	switch q.WithinQueue {
-	case policies.LowerPriority:
-		cfg.PreemptTeamTasks = types.PreemptTeamTasksLowerpriority
-	case policies.LowerOrNewerEqualPriority:
-		cfg.PreemptTeamTasks = types.PreemptTeamTasksLowerpriority
+	within := q.WithinQueue
+	if within == policies.LowerOrNewerEqualPriority {
+		within = policies.LowerPriority
 		h.w.team(t.Name, ".preempt_within_team lower-or-newer-equal: HyperPod has LowerPriority only")
 	}
+	preempt, ok := hpPreemptTeamTasks.toEngine(within)
+	if !ok {
+		preempt = types.PreemptTeamTasksNever
+	}
+	cfg := &types.ComputeQuotaConfig{PreemptTeamTasks: preempt, ResourceSharingConfig: &types.ResourceSharingConfig{}}
 	sh, err := h.allocation(m, t.Name, q, cfg)
 	if err != nil {
 		return err
@@ -204,17 +204,12 @@ func (h *HyperPod) allocation(m *policies.Model, name string, q policies.QueueSp
 // sharing sets the team's resource sharing strategy and, where it lends
 // and borrows, its borrow limit within HyperPod's range.
 func (h *HyperPod) sharing(name string, rs *types.ResourceSharingConfig, sh hpSharing) {
-	switch {
-	case sh.lend && sh.borrow:
-		rs.Strategy = types.ResourceSharingStrategyLendandborrow
-	case sh.lend:
-		rs.Strategy = types.ResourceSharingStrategyLend
-	default:
-		rs.Strategy = types.ResourceSharingStrategyDontlend
-		if sh.borrow {
-			h.w.team(name, ": lend false with borrow true: HyperPod's DontLend does not borrow either")
-		}
+	s := sharing{sh.lend, sh.borrow}
+	if !s.lend && s.borrow {
+		s.borrow = false
+		h.w.team(name, ": lend false with borrow true: HyperPod's DontLend does not borrow either")
 	}
+	rs.Strategy, _ = hpStrategies.toEngine(s)
 	if rs.Strategy != types.ResourceSharingStrategyLendandborrow {
 		return
 	}

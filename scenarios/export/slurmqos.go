@@ -193,15 +193,6 @@ func sortedCopy(s []string) []string {
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func allEqual(v []float64) bool {
 	for _, x := range v {
 		if x != v[0] {

@@ -1,0 +1,3 @@
+package export
+
+func (im *kueueImport) history(imp *Imported, opt KueueImportOptions) error { return nil }

@@ -3,12 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/scenarios"
 	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 )
 
 func newImportKueueCmd() *cobra.Command {
@@ -17,23 +14,17 @@ func newImportKueueCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kueue [FILE...] [--kubeconfig PATH] [--since DUR] -o SCENARIO [--trace FILE]",
 		Short: "Import a Kueue cluster's configuration and Workloads",
-		Long: `Read Kueue's objects, from files (as kubectl get -o yaml writes them: a List
-or ---separated documents, several kinds to a file; and the objects.yaml
-and kueue-config.yaml allot export kueue writes) or from a cluster
-(--kubeconfig: it only gets and lists), and write a scenario: ResourceFlavors
-and Nodes make the fleet (without Nodes, sized from the quotas), ClusterQueues
-the teams (quotas, borrowing and lending limits, preemption, weights),
-Cohorts the cohort tree, WorkloadPriorityClasses the priority classes, the
-manager's Configuration (the kueue-manager-config ConfigMap on a cluster)
-the policy, and Workloads the trace (admission and finish from their
-conditions, evictions and requeues counted; a running one censored at the
-newest time seen; a pending one left out). Without Workloads it writes a
-policy file. Exactly one of FILE... and --kubeconfig.
-
-  kubectl get clusterqueues,cohorts,resourceflavors,localqueues,workloadpriorityclasses,priorityclasses,workloads,nodes -A -o yaml > kueue.yaml
-
-See docs/import.md.`,
-		Example: `  allot export kueue docs/examples/two-teams.yaml -o k/ && allot import kueue k/objects.yaml k/kueue-config.yaml -o mine/policy.yaml
+		Long: `Read Kueue's objects from files (kubectl get -A -o yaml output, and the
+files allot export kueue writes) or from a cluster (--kubeconfig: get and
+list only), and write a scenario: ResourceFlavors and Nodes make the fleet,
+ClusterQueues the teams, Cohorts the cohort tree, WorkloadPriorityClasses
+the priority classes, the manager's Configuration the policy, Workloads the
+trace (a running one censored, a pending one left out); without Workloads,
+a policy file. See docs/import.md.`,
+		Example: `  allot export kueue docs/examples/two-teams.yaml -o k/
+  allot import kueue k/objects.yaml k/kueue-config.yaml -o mine/policy.yaml
+  allot import kueue scenarios/export/testdata/kueue-history/*.yaml -o mine/history.yaml
+  allot sim mine/history.yaml
   # from a cluster: allot import kueue --kubeconfig ~/.kube/config --since 30d -o mine/cluster.yaml`,
 	}
 	out.flags(cmd)
@@ -54,7 +45,7 @@ See docs/import.md.`,
 		var objs *export.KueueObjects
 		var err error
 		if kubeconfig != "" {
-			objs, err = readKueueCluster(cmd, kubeconfig)
+			objs, err = export.ReadKueueKubeconfig(cmd.Context(), kubeconfig)
 		} else {
 			objs, err = export.ReadKueueFiles(args)
 		}
@@ -68,20 +59,4 @@ See docs/import.md.`,
 		return out.write(cmd, imp)
 	}
 	return cmd
-}
-
-// readKueueCluster reads the cluster of a kubeconfig, at 100 requests a
-// second rather than client-go's 5: a history is thousands of objects.
-func readKueueCluster(cmd *cobra.Command, kubeconfig string) (*export.KueueObjects, error) {
-	cfg, err := (&kube.Target{Kubeconfig: kubeconfig}).Loader().ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 100, 200
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return export.ReadKueueCluster(cmd.Context(), dyn, "the cluster of "+kubeconfig)
 }

@@ -257,3 +257,38 @@ func summaryJSON(t *testing.T, s *scenarios.Scenario) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// allot import kueue reads files or a cluster, exactly one of them.
+func TestImportKueueTakesFilesOrAKubeconfigNotBoth(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.yaml")
+	for _, args := range [][]string{
+		{"import", "kueue", "-o", out},
+		{"import", "kueue", "x.yaml", "--kubeconfig", "kc", "-o", out},
+	} {
+		code, _, errs := cli(args...)
+		require.Equal(t, exitBadInput, code, errs)
+		require.Contains(t, errs, "give the files to read or --kubeconfig, not both and not neither")
+	}
+	code, _, errs := cli("import", "kueue", "x.yaml", "--since", "soon", "-o", out)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, `--since "soon": want a duration such as 30d`)
+}
+
+// An imported history replays: the scenario and trace written load and
+// simulate every job the cluster ran.
+func TestAnImportedKueueHistoryReplays(t *testing.T) {
+	dir := filepath.Join("..", "..", "scenarios", "export", "testdata", "kueue-history")
+	out := filepath.Join(t.TempDir(), "cluster.yaml")
+	code, stdout, errs := cli("import", "kueue", filepath.Join(dir, "cluster.yaml"), filepath.Join(dir, "workloads.yaml"), "-o", out)
+	require.Equal(t, exitOK, code, errs)
+	require.Contains(t, stdout, "(4 jobs)")
+	require.Contains(t, errs, "warning: Workloads: 1 pending (never admitted), so with no duration: left out of the trace")
+	code, stdout, errs = cli("sim", out, "--json")
+	require.Equal(t, exitOK, code, errs)
+	var sum struct {
+		Jobs struct{ Submitted, Completed int } `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &sum))
+	require.Equal(t, 4, sum.Jobs.Submitted)
+	require.Equal(t, 4, sum.Jobs.Completed)
+}

@@ -66,6 +66,10 @@ func ImportKueue(o *KueueObjects, opt KueueImportOptions) (*Imported, error) {
 		}
 		im.cohortQuotas[c.Name] = qs
 	}
+	tree, err := im.cohortTree()
+	if err != nil {
+		return nil, err
+	}
 	im.countNodes()
 	im.sizeFromQuotas()
 	fleet, err := im.fleet()
@@ -74,10 +78,6 @@ func ImportKueue(o *KueueObjects, opt KueueImportOptions) (*Imported, error) {
 	}
 	im.checkFlavorOrder(o.ClusterQueues)
 	im.file = &scenfile.File{Name: "kueue-import", Fleet: fleet}
-	tree, err := im.cohortTree()
-	if err != nil {
-		return nil, err
-	}
 	im.poolQuota(tree)
 	im.decideCPU(tree)
 	if err := im.teams(); err != nil {
@@ -117,7 +117,9 @@ func (im *kueueImport) teams() error {
 	lqs := map[string][]string{} // ClusterQueue -> namespaces of its LocalQueues
 	for _, lq := range im.o.LocalQueues {
 		obj := "LocalQueue " + lq.Namespace + "/" + lq.Name
-		lqs[string(lq.Spec.ClusterQueue)] = append(lqs[string(lq.Spec.ClusterQueue)], lq.Namespace)
+		if cq := string(lq.Spec.ClusterQueue); !slices.Contains(lqs[cq], lq.Namespace) {
+			lqs[cq] = append(lqs[cq], lq.Namespace)
+		}
 		if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != kueue.None {
 			im.w.add(obj, "spec.stopPolicy", "%s: the replay takes its jobs as if it were open", *lq.Spec.StopPolicy)
 		}

@@ -73,10 +73,15 @@ func (im *kueueImport) cohortTree() (*cohortTree, error) {
 	}
 	for _, cq := range im.o.ClusterQueues {
 		c := string(cq.Spec.CohortName)
-		if c == "" {
-			c = defaultCohort
-		}
-		if tr.byName[c] == nil && !slices.Contains(tr.roots, c) {
+		switch {
+		case c == "" || c == defaultCohort:
+			if tr.byName[defaultCohort] == nil && !slices.Contains(tr.roots, defaultCohort) {
+				tr.roots = append(tr.roots, defaultCohort) // allot makes it
+			}
+		case tr.byName[c] == nil:
+			// Kueue made it for the ClusterQueue; allot needs it declared.
+			tr.byName[c] = &cohortNode{name: c}
+			tr.nodes = append(tr.nodes, tr.byName[c])
 			tr.roots = append(tr.roots, c)
 		}
 	}

@@ -24,14 +24,14 @@ const gpuProductLabel = "nvidia.com/gpu.product"
 
 // flavorType is a ResourceFlavor as an instance type.
 type flavorType struct {
-	flavor  string            // the ResourceFlavor's name
-	labels  map[string]string // its nodeLabels
+	flavor string            // the ResourceFlavor's name
+	labels map[string]string // its nodeLabels
 	// accelResource is the accelerator resource its quotas name (a
 	// custom type's, where its Nodes do not say).
 	accelResource string
-	it      hardware.InstanceType
-	catalog bool // it is the catalog's type, figures and all
-	nodes   int
+	it            hardware.InstanceType
+	catalog       bool // it is the catalog's type, figures and all
+	nodes         int
 	// byNodes says the Nodes gave the count (else the quotas did).
 	byNodes bool
 	// node figures of a custom type read from its Nodes
@@ -260,7 +260,10 @@ func (im *kueueImport) fleet() (*scenfile.Fleet, error) {
 			continue
 		}
 		if !ft.catalog {
-			it := scenfile.InstanceType{Name: ft.it.Name, Accelerator: ft.it.Accelerator, Accelerators: ft.it.Accelerators, Resource: ft.it.Resource}
+			it := scenfile.InstanceType{Name: ft.it.Name, Accelerator: ft.it.Accelerator, Accelerators: ft.it.Accelerators}
+			if ft.it.Accelerators > 0 {
+				it.Resource = ft.it.Resource
+			}
 			if ft.it.VCPUs > 0 {
 				it.VCPUs = scenfile.Ptr(ft.it.VCPUs)
 			}

@@ -108,7 +108,7 @@ func (v *vote) winner(im *kueueImport, setting, def string) string {
 	}
 	for _, c := range v.casts[setting] {
 		if c.value != best {
-			im.w.add(c.obj, c.field, "%s where most ClusterQueues have %s: allot has one policy.%s for every team; %s assumed", c.value, best, setting, best)
+			im.w.add(c.obj, c.field, "%s, but allot has one policy.%s for every team: %s assumed (the most common value)", c.value, setting, best)
 		}
 	}
 	return best
@@ -156,7 +156,11 @@ func (im *kueueImport) priorityClasses() {
 		}
 	}
 	for _, pc := range im.o.PriorityClasses {
+		if pc.GlobalDefault {
+			im.w.add("PriorityClass "+pc.Name, "globalDefault", "a Workload that names no class gets its value from the Workload's own priority")
+		}
 		if !used[pc.Name] {
+			im.w.add("PriorityClass "+pc.Name, "value", "no Workload read names it: not made a priority class (Kueue orders by WorkloadPriorityClasses)")
 			continue
 		}
 		if v, ok := values[pc.Name]; ok {

@@ -23,8 +23,8 @@ type rq struct {
 
 // typeQuota is a ClusterQueue's or Cohort's quota of one instance type.
 type typeQuota struct {
-	accel, cpu, mem rq
-	hasCPU, hasMem  bool
+	accel, cpu, mem          rq
+	hasAccel, hasCPU, hasMem bool
 }
 
 // tolerance is how far apart (in thousandths) two figures may be and be
@@ -67,7 +67,7 @@ func (im *kueueImport) readGroups(object string, groups []kueue.ResourceGroup) (
 						im.w.add(object, rf, "instance type %s's accelerators are %s: this quota is not modelled; dropped", ft.it.Name, res)
 						continue
 					}
-					tq.accel = q
+					tq.accel, tq.hasAccel = q, true
 				default:
 					im.w.add(object, rf, "allot models accelerators, cpu and memory only: dropped")
 				}
@@ -137,16 +137,15 @@ func (im *kueueImport) scenarioQuota(quotas map[string]*typeQuota) map[string]sc
 		}
 		sq := scenfile.Quota{Accelerators: units(q.accel.nominal)}
 		if im.cpuModelled && !ft.byRatio(q) {
-			cpu, mem := ft.ratio(q.accel.nominal)
+			// What the quota gives; the ratio rule fills in the rest.
 			if q.hasCPU {
-				cpu = q.cpu.nominal
+				sq.VCPUs = scenfile.Ptr(units(q.cpu.nominal))
 			}
 			if q.hasMem {
-				mem = q.mem.nominal
+				sq.MemoryGiB = scenfile.Ptr(units(q.mem.nominal))
 			}
-			sq.VCPUs, sq.MemoryGiB = scenfile.Ptr(units(cpu)), scenfile.Ptr(units(mem))
 		}
-		if sq.Accelerators == 0 && sq.VCPUs == nil {
+		if sq.Accelerators == 0 && sq.VCPUs == nil && sq.MemoryGiB == nil {
 			continue
 		}
 		out[ft.it.Name] = sq
@@ -168,19 +167,31 @@ type limitEntry struct {
 // its per-type limits (allot states them once per team, Kueue per flavor
 // and resource) and warns of the limits they do not reproduce.
 func (im *kueueImport) sharing(obj string, t *scenfile.Team, quotas map[string]*typeQuota) {
-	var entries, accel []limitEntry
+	var entries, accel, cpu, mem []limitEntry
 	for _, ft := range im.types() {
 		q := quotas[ft.it.Name]
 		if q == nil {
 			continue
 		}
-		e := limitEntry{ft.it.Name + " " + ft.resource(), true, q.accel}
-		entries, accel = append(entries, e), append(accel, e)
+		if q.hasAccel {
+			e := limitEntry{ft.it.Name + " " + ft.resource(), true, q.accel}
+			entries, accel = append(entries, e), append(accel, e)
+		}
 		if q.hasCPU {
-			entries = append(entries, limitEntry{ft.it.Name + " cpu", false, q.cpu})
+			e := limitEntry{ft.it.Name + " cpu", false, q.cpu}
+			entries, cpu = append(entries, e), append(cpu, e)
 		}
 		if q.hasMem {
-			entries = append(entries, limitEntry{ft.it.Name + " memory", false, q.mem})
+			e := limitEntry{ft.it.Name + " memory", false, q.mem}
+			entries, mem = append(entries, e), append(mem, e)
+		}
+	}
+	// The limits are read from the accelerators' quotas; a team with
+	// none (a CPU-only ClusterQueue) has them read from its cpu's, else
+	// its memory's.
+	for _, alt := range [][]limitEntry{cpu, mem} {
+		if !slices.ContainsFunc(accel, significant) && slices.ContainsFunc(alt, significant) {
+			accel = alt
 		}
 	}
 	sh := presets.Sharing{Lend: true, LendFraction: 1, Borrow: true, BorrowLimit: math.NaN()}
@@ -242,7 +253,7 @@ func (im *kueueImport) sharing(obj string, t *scenfile.Team, quotas map[string]*
 func (im *kueueImport) borrowLimit(obj string, sh presets.Sharing, accel []limitEntry, big limitEntry) presets.Sharing {
 	fits := func(s presets.Sharing) bool {
 		for _, e := range accel {
-			want := s.Quota(units(e.q.nominal), true)
+			want := s.Quota(units(e.q.nominal), e.accel)
 			if e.q.hasBorrow != want.HasBorrow || !near(e.q.borrow, want.BorrowLimit) {
 				return false
 			}
@@ -256,7 +267,7 @@ func (im *kueueImport) borrowLimit(obj string, sh presets.Sharing, accel []limit
 		cands = append(cands, s)
 	}
 	for _, e := range accel {
-		if e.q.hasBorrow && e.q.borrow >= policies.Milli {
+		if e.accel && e.q.hasBorrow && e.q.borrow >= policies.Milli {
 			s := sh
 			s.BorrowLimit = units(e.q.borrow)
 			cands = append(cands, s)
@@ -274,6 +285,10 @@ func (im *kueueImport) borrowLimit(obj string, sh presets.Sharing, accel []limit
 	}
 	return cands[0]
 }
+
+// significant says a quota has something to say: a nominal quota or a
+// limit.
+func significant(e limitEntry) bool { return e.q.nominal > 0 || e.q.hasBorrow || e.q.hasLend }
 
 // largest is the entry with the largest nominal quota (the first of
 // equals).

@@ -106,9 +106,9 @@ func splitYAML(data []byte) []yamlDoc {
 		}
 		if t := strings.TrimSpace(line); !content && (t == "" || strings.HasPrefix(t, "#")) {
 			start = n + 1
-		} else {
-			content = true
+			continue
 		}
+		content = true
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 	}
@@ -240,6 +240,7 @@ func decodeInto[T any, P interface {
 	if err := decodeJSON(m, obj); err != nil {
 		return fmt.Errorf("%s: %s %s: %w", where, m["kind"], nameOf(m), err)
 	}
+	o.unknownFields(m, obj)
 	if o.once(where, m["kind"], obj) {
 		*dst = append(*dst, obj)
 	}
@@ -255,6 +256,7 @@ func convertInto[V any, T any, P interface {
 	if err := decodeJSON(m, in); err != nil {
 		return fmt.Errorf("%s: %s %s: %w", where, m["kind"], nameOf(m), err)
 	}
+	o.unknownFields(m, in)
 	var obj P = new(T)
 	if err := conv(in, obj); err != nil {
 		return fmt.Errorf("%s: %s %s: converting from v1beta1: %w", where, m["kind"], nameOf(m), err)

@@ -267,18 +267,6 @@ func resourceQuota(name string, q policies.Quota) kueue.ResourceQuota {
 	return rq
 }
 
-// quantity is a model amount (thousandths of a unit; memory in GiB) as a
-// Kubernetes quantity.
-func quantity(resName string, q policies.Qty) resource.Quantity {
-	if resName == string(corev1.ResourceMemory) {
-		return *resource.NewQuantity(int64(math.Round(float64(q)/float64(policies.Milli)*(1<<30))), resource.BinarySI)
-	}
-	if q%policies.Milli == 0 {
-		return *resource.NewQuantity(q/policies.Milli, resource.DecimalSI)
-	}
-	return *resource.NewMilliQuantity(q, resource.DecimalSI)
-}
-
 func weight(w float64) *resource.Quantity {
 	q := resource.MustParse(fmt.Sprintf("%g", w))
 	return &q

@@ -172,7 +172,7 @@ func (im *kueueImport) job(wl *kueue.Workload, lqs map[string]string, now time.T
 		return r, false, nil
 	}
 	j.PriorityClass = im.jobClass(wl)
-	j.InstanceTypes = im.jobTypes(wl, cq, j.Resource)
+	j.InstanceTypes = im.jobTypes(wl, cq, j.Resource, j.Accelerators > 0)
 	evictions, requeues := 0, 0
 	if st := wl.Status.SchedulingStats; st != nil {
 		for _, e := range st.Evictions {

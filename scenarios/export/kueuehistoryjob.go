@@ -138,9 +138,10 @@ func (im *kueueImport) jobClass(wl *kueue.Workload) string {
 
 // jobTypes are the instance types a job may run on, preferred first: the
 // one its pods' nodeSelector pins, else the one Kueue admitted it to and
-// then the other flavors of its ClusterQueue, in order. A job's duration
-// is its running time on the first (docs/trace.md): where it ran.
-func (im *kueueImport) jobTypes(wl *kueue.Workload, cq, res string) []string {
+// then the other flavors of its ClusterQueue with its accelerator, in
+// order. A job's duration is its running time on the first
+// (docs/trace.md): where it ran.
+func (im *kueueImport) jobTypes(wl *kueue.Workload, cq, res string, accel bool) []string {
 	for _, ps := range wl.Spec.PodSets {
 		if t := ps.Template.Spec.NodeSelector[InstanceTypeLabel]; t != "" {
 			for _, ft := range im.types() {
@@ -171,8 +172,8 @@ func (im *kueueImport) jobTypes(wl *kueue.Workload, cq, res string) []string {
 	var out []string
 	for _, f := range flavors {
 		ft := im.flavors[f]
-		if ft == nil || ft.nodes == 0 || slices.Contains(out, ft.it.Name) {
-			continue
+		if ft == nil || ft.nodes == 0 || slices.Contains(out, ft.it.Name) || accel && (ft.it.Accelerators == 0 || ft.resource() != res) {
+			continue // not a type the job can run on
 		}
 		out = append(out, ft.it.Name)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/scenarios/scenfile"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
@@ -37,15 +36,6 @@ type flavorType struct {
 	// node figures of a custom type read from its Nodes
 	nodeAccel          []int
 	nodeCPU, nodeMemGi float64
-}
-
-// resourceQty is a quantity in the model's units: thousandths of a unit,
-// memory in thousandths of a GiB.
-func resourceQty(name corev1.ResourceName, q resource.Quantity) policies.Qty {
-	if name == corev1.ResourceMemory {
-		return policies.Qty(math.Round(float64(q.Value()) / (1 << 30) * float64(policies.Milli)))
-	}
-	return policies.Qty(q.MilliValue())
 }
 
 func units(q policies.Qty) float64 { return float64(q) / float64(policies.Milli) }

@@ -1,8 +1,12 @@
 package export
 
 import (
+	"math"
+
 	"github.com/allot-sim/allot/policies"
 	"github.com/allot-sim/allot/policies/presets"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	config "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
@@ -186,4 +190,25 @@ func fallbackName(f *kueue.FlavorFungibility) (name string, exact bool) {
 		return "try-next-type", false
 	}
 	return "borrow-first", false
+}
+
+// quantity is a model amount (thousandths of a unit; memory in GiB) as a
+// Kubernetes quantity.
+func quantity(resName string, q policies.Qty) resource.Quantity {
+	if resName == string(corev1.ResourceMemory) {
+		return *resource.NewQuantity(int64(math.Round(float64(q)/float64(policies.Milli)*(1<<30))), resource.BinarySI)
+	}
+	if q%policies.Milli == 0 {
+		return *resource.NewQuantity(q/policies.Milli, resource.DecimalSI)
+	}
+	return *resource.NewMilliQuantity(q, resource.DecimalSI)
+}
+
+// resourceQty is quantity the other way: a Kubernetes quantity in the
+// model's units, thousandths of a unit (memory: of a GiB).
+func resourceQty(name corev1.ResourceName, q resource.Quantity) policies.Qty {
+	if name == corev1.ResourceMemory {
+		return policies.Qty(math.Round(float64(q.Value()) / (1 << 30) * float64(policies.Milli)))
+	}
+	return policies.Qty(q.MilliValue())
 }

@@ -22,9 +22,12 @@ const (
 // every ClusterQueue carries (one value for all teams in allot: the most
 // common, the others warned) and the Configuration's.
 func (im *kueueImport) policy() {
-	p := scenfile.Policy{Kind: "quota", Preemption: &scenfile.Preemption{GracePeriod: assumedGrace, CheckpointSave: assumedCheckpoint, Restore: assumedRestore}}
+	p := scenfile.Policy{Kind: "quota", Admission: "task-ranking", Preemption: &scenfile.Preemption{GracePeriod: assumedGrace,
+		CheckpointSave: assumedCheckpoint, Restore: assumedRestore, MaxRetries: scenfile.Ptr(-1), MinRuntime: "0s"}}
 	im.w.add("policy.preemption", "", "a preempted job's grace period, checkpoint and restore times are the jobs' own, not Kueue's: allot's defaults assumed (grace_period %s, Kubernetes' terminationGracePeriodSeconds default; checkpoint_save %s; restore %s)",
 		assumedGrace, assumedCheckpoint, assumedRestore)
+	im.w.add("policy", "", "what Kueue does, which its objects do not say: admission task-ranking (priority, then creation), no backfill, "+
+		"preemption.max_retries -1 (requeued without limit), min_runtime 0s (no protection after a start), no prefer_least_lost_work")
 	var all, shared vote
 	for _, cq := range im.o.ClusterQueues {
 		sp := &cq.Spec

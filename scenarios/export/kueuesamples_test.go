@@ -188,6 +188,7 @@ func TestKueueSingleClusterQueueSampleIsOneCPUOnlyTeamThatSharesNothing(t *testi
 		"ResourceFlavor default-flavor: no Nodes: instance type default-flavor assumed to be one node holding all its quota (0 accelerators, 9 vCPUs, 36 GiB)",
 		"ClusterQueue cluster-queue: spec.namespaceSelector: selects no single namespace by kubernetes.io/metadata.name: the namespace of its LocalQueue, default, assumed",
 		"policy.preemption: a preempted job's grace period, checkpoint and restore times are the jobs' own, not Kueue's: allot's defaults assumed (grace_period 30s, Kubernetes' terminationGracePeriodSeconds default; checkpoint_save 2m; restore 5m)",
+		"policy: what Kueue does, which its objects do not say: admission task-ranking (priority, then creation), no backfill, preemption.max_retries -1 (requeued without limit), min_runtime 0s (no protection after a start), no prefer_least_lost_work",
 		"Configuration: not read: Kueue's defaults assumed (no fair sharing: idle_allocation first-come; no admission fair sharing; no waitForPodsReady)",
 	}, imp.Warnings)
 }

@@ -114,3 +114,19 @@ spec: {nodeLabels: {node.kubernetes.io/instance-type: g5.12xlarge}}
 	require.Contains(t, imp.Warnings, "Node p5-a: status.allocatable: 4 accelerators where the catalog's p5.48xlarge has 8: the catalog's figures kept")
 	require.Contains(t, imp.Warnings, "ResourceFlavor a100: no Nodes carry its nodeLabels: 2 nodes of p4d.24xlarge assumed, enough for its quotas")
 }
+
+// Two flavors of one instance type (on-demand and spot capacity of
+// p5.48xlarge): the second is a custom type named after its flavor, with
+// the catalog type's figures.
+func TestKueueTwoFlavorsOfOneTypeMakeACopyOfIt(t *testing.T) {
+	imp := importYAML(t, kueueTwoFlavors+`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: h100-spot}
+spec: {nodeLabels: {node.kubernetes.io/instance-type: p5.48xlarge, capacity: spot}}
+`+cq("a", "h100: nvidia.com/gpu=8", "h100-spot: nvidia.com/gpu=16"))
+	require.Equal(t, []scenfile.InstanceType{{Name: "h100-spot", Accelerator: "h100", Accelerators: 8, Resource: "nvidia.com/gpu",
+		VCPUs: scenfile.Ptr(192.0), MemoryGiB: scenfile.Ptr(2048.0), PricePerHour: scenfile.Ptr(55.04), Speed: scenfile.Ptr(1.73)}}, imp.File.Fleet.InstanceTypes)
+	require.Equal(t, map[string]scenfile.Quota{"p5.48xlarge": {Accelerators: 8}, "h100-spot": {Accelerators: 16}}, imp.File.Teams[0].Quota)
+	require.Contains(t, imp.Warnings, "ResourceFlavor h100-spot: instance type p5.48xlarge is another flavor's too: this one is the custom type h100-spot, with the same figures")
+}

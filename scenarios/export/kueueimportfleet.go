@@ -29,8 +29,11 @@ type flavorType struct {
 	// custom type's, where its Nodes do not say).
 	accelResource string
 	it            hardware.InstanceType
-	catalog       bool // it is the catalog's type, figures and all
-	nodes         int
+	catalog       bool // its figures are a catalog type's
+	// copy says it is a catalog type's copy under another name (a second
+	// flavor of that type): declared in the fleet like a custom type.
+	copy  bool
+	nodes int
 	// byNodes says the Nodes gave the count (else the quotas did).
 	byNodes bool
 	// node figures of a custom type read from its Nodes
@@ -80,11 +83,11 @@ func (im *kueueImport) addFlavor(flavor, typ string, labels map[string]string) *
 	}
 	if im.typeTaken(typ) {
 		name := flavor
-		if im.typeTaken(name) || name == typ {
+		if _, cat := im.catalog.Lookup(name); cat || im.typeTaken(name) || name == typ {
 			name = typ + "-" + flavor
 		}
 		im.w.add(obj, "", "instance type %s is another flavor's too: this one is the custom type %s, with the same figures", typ, name)
-		ft.it.Name, ft.it.Custom, ft.catalog = name, true, false
+		ft.it.Name, ft.it.Custom, ft.copy = name, true, ft.catalog
 	} else if !ft.catalog {
 		im.w.add(obj, "", "%q is not a catalog instance type (allot catalog): a custom type, its figures from its Nodes or else its quotas", typ)
 	}
@@ -93,17 +96,11 @@ func (im *kueueImport) addFlavor(flavor, typ string, labels map[string]string) *
 	return ft
 }
 
+// typeTaken says another flavor's instance type has this name.
 func (im *kueueImport) typeTaken(name string) bool {
 	for _, ft := range im.flavors {
 		if ft.it.Name == name {
 			return true
-		}
-	}
-	if _, ok := im.catalog.Lookup(name); ok {
-		for _, ft := range im.flavors {
-			if ft.catalog && ft.it.Name == name {
-				return true
-			}
 		}
 	}
 	return false
@@ -249,7 +246,7 @@ func (im *kueueImport) fleet() (*scenfile.Fleet, error) {
 		if ft.nodes == 0 {
 			continue
 		}
-		if !ft.catalog {
+		if !ft.catalog || ft.copy {
 			it := scenfile.InstanceType{Name: ft.it.Name, Accelerator: ft.it.Accelerator, Accelerators: ft.it.Accelerators}
 			if ft.it.Accelerators > 0 {
 				it.Resource = ft.it.Resource
@@ -259,6 +256,12 @@ func (im *kueueImport) fleet() (*scenfile.Fleet, error) {
 			}
 			if ft.it.MemoryGiB > 0 {
 				it.MemoryGiB = scenfile.Ptr(ft.it.MemoryGiB)
+			}
+			if ft.it.Priced {
+				it.PricePerHour = scenfile.Ptr(ft.it.PricePerHour)
+			}
+			if ft.it.Speed > 0 && ft.it.Speed != 1 {
+				it.Speed = scenfile.Ptr(ft.it.Speed) // a catalog type's copy
 			}
 			if ft.it.Accelerators == 0 && ft.it.VCPUs <= 0 {
 				return nil, fmt.Errorf("ResourceFlavor %s: its Nodes or quotas give neither accelerators nor vCPUs", ft.flavor)

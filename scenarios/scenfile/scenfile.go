@@ -41,6 +41,7 @@ type InstanceType struct {
 	VCPUs        *float64 `yaml:"vcpus,omitempty"`
 	MemoryGiB    *float64 `yaml:"memory_gib,omitempty"`
 	PricePerHour *float64 `yaml:"price_per_hour,omitempty"`
+	Speed        *float64 `yaml:"speed,omitempty"`
 }
 
 // NodeGroup is count nodes of a type.

@@ -18,10 +18,11 @@ questions of it: a scenario (fleet, teams, cohorts, priority classes,
 policy) and a canonical trace of the recorded jobs, or a policy file where
 there is no history. warnings.txt beside -o names every object and field
 that could not be mapped and what was assumed instead. See docs/import.md.`,
-		Example: `  allot export kueue scenarios/amazon-search.yaml -o k/ && allot import kueue k/objects.yaml -o mine/policy.yaml`,
-		Args:    cobra.NoArgs,
+		Example: `  allot export kueue scenarios/amazon-search.yaml -o k/
+  allot import kueue k/objects.yaml k/kueue-config.yaml -o mine/policy.yaml`,
+		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newImportSlurmCmd(), newImportBatchCmd(), newImportHyperPodCmd())
+	cmd.AddCommand(newImportKueueCmd(), newImportSlurmCmd(), newImportBatchCmd(), newImportHyperPodCmd())
 	return cmd
 }
 

@@ -123,20 +123,16 @@ func ToKueue(s *scenarios.Scenario, opt KueueOptions) (*Kueue, error) {
 			sp.CohortName = kueue.CohortReference(cohort[q.Cohort])
 		}
 		sp.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns[qi]}}
-		sp.QueueingStrategy = kueue.BestEffortFIFO
-		if q.Strategy == policies.StrictFIFO {
-			sp.QueueingStrategy = kueue.StrictFIFO
-		}
+		sp.QueueingStrategy = queueingStrategy(q.Strategy)
 		for _, g := range q.Groups {
 			sp.ResourceGroups = append(sp.ResourceGroups, queueGroup(m, g, flavor))
 		}
 		sp.Preemption = &kueue.ClusterQueuePreemption{
 			WithinClusterQueue:  preemptPolicy(q.WithinQueue),
 			ReclaimWithinCohort: preemptPolicy(q.Reclaim),
-			BorrowWithinCohort:  &kueue.BorrowWithinCohort{Policy: kueue.BorrowWithinCohortPolicyNever},
+			BorrowWithinCohort:  &kueue.BorrowWithinCohort{Policy: borrowWithinPolicy(q.BorrowWithin)},
 		}
 		if q.BorrowWithin != policies.Never {
-			sp.Preemption.BorrowWithinCohort.Policy = kueue.BorrowWithinCohortPolicyLowerPriority
 			if q.HasBorrowThreshold {
 				th := q.BorrowThreshold
 				sp.Preemption.BorrowWithinCohort.MaxPriorityThreshold = &th
@@ -271,33 +267,9 @@ func resourceQuota(name string, q policies.Quota) kueue.ResourceQuota {
 	return rq
 }
 
-// quantity is a model amount (thousandths of a unit; memory in GiB) as a
-// Kubernetes quantity.
-func quantity(resName string, q policies.Qty) resource.Quantity {
-	if resName == string(corev1.ResourceMemory) {
-		return *resource.NewQuantity(int64(math.Round(float64(q)/float64(policies.Milli)*(1<<30))), resource.BinarySI)
-	}
-	if q%policies.Milli == 0 {
-		return *resource.NewQuantity(q/policies.Milli, resource.DecimalSI)
-	}
-	return *resource.NewMilliQuantity(q, resource.DecimalSI)
-}
-
 func weight(w float64) *resource.Quantity {
 	q := resource.MustParse(fmt.Sprintf("%g", w))
 	return &q
-}
-
-func preemptPolicy(p policies.PreemptPolicy) kueue.PreemptionPolicy {
-	switch p {
-	case policies.LowerPriority:
-		return kueue.PreemptionPolicyLowerPriority
-	case policies.LowerOrNewerEqualPriority:
-		return kueue.PreemptionPolicyLowerOrNewerEqualPriority
-	case policies.Any:
-		return kueue.PreemptionPolicyAny
-	}
-	return kueue.PreemptionPolicyNever
 }
 
 func fungibility(f policies.FlavorFungibility) *kueue.FlavorFungibility {

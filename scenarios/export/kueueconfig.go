@@ -20,14 +20,10 @@ func kueueConfig(s *scenarios.Scenario, m *policies.Model) *config.Configuration
 	if m.FairSharing.Enabled {
 		fs := &config.FairSharing{}
 		for _, st := range m.FairSharing.Strategies {
-			if st == policies.LessThanInitialShare {
-				fs.PreemptionStrategies = append(fs.PreemptionStrategies, config.LessThanInitialShare)
-			} else {
-				fs.PreemptionStrategies = append(fs.PreemptionStrategies, config.LessThanOrEqualToFinalShare)
-			}
+			fs.PreemptionStrategies = append(fs.PreemptionStrategies, fairStrategy(st))
 		}
 		if len(fs.PreemptionStrategies) == 0 {
-			fs.PreemptionStrategies = []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}
+			fs.PreemptionStrategies = slices.Clone(kueueDefaultFairStrategies)
 		}
 		c.FairSharing = fs
 	}

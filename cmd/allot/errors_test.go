@@ -79,6 +79,12 @@ func TestUsageErrorsNameTheCommandAndPointToItsHelp(t *testing.T) {
 		{[]string{"smi"}, `allot: unknown command "smi"; did you mean 'sim'?`},
 		{[]string{"compare", "../../scenarios/mm16.yaml", "--seeds", "0"}, "allot compare: --seeds: must be at least 1, got 0"},
 		{[]string{"cycle", "../../docs/examples/snapshot.yaml", "--repeat", "0"}, "allot cycle: --repeat: must be at least 1, got 0"},
+		// refused by a library under cmd (errtext.UsageError), said alike
+		{[]string{"submit", "--priority", "low", "--", "true"}, "allot submit: --team is required"},
+		{[]string{"submit", "--team", "a", "--time-limit", "soon", "--", "true"}, `allot submit: --time-limit "soon": want a duration such as 90m or 2h`},
+		{[]string{"live", "serve"}, "allot live serve: --config FILE is required"},
+		{[]string{"live", "replay", "../../scenarios/live/replay-two-teams.yaml"}, "allot live replay: --speedup K is required and must be positive"},
+		{[]string{"export", "slurm", "../../scenarios/mm16.yaml"}, `allot export: "slurm": want kueue, hyperpod or aws-batch`},
 	} {
 		code, _, errs := cli(tc.args...)
 		cmdPath := tc.first[:strings.Index(tc.first, ":")]

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/allot-sim/allot/cmd/internal/exportfiles"
-	"github.com/allot-sim/allot/cmd/internal/show"
-	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
 )
 
@@ -63,105 +58,17 @@ holds the warnings, one line per kind with the teams it concerns.`,
   allot export aws-batch scenarios/amazon-search.yaml --region us-east-1 --account-id 123456789012 --service-environment training -o batch/`,
 		Args: cobra.ExactArgs(2),
 	}
-	var outDir, clusterARN string
-	var bt export.BatchTarget
-	var kopt export.KueueOptions
-	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the files (kueue: objects.yaml, kueue-config.yaml; hyperpod: scheduler-config.json, compute-quota-TEAM.json; aws-batch: scheduling-policy.json, job-queue.json, quota-share-TEAM.json; each with warnings.txt)")
-	cmd.Flags().BoolVar(&kopt.AcceleratorsOnly, "accelerators-only", false, "kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (kueue-config.yaml's resources.excludeResourcePrefixes)")
-	cmd.Flags().StringVar(&clusterARN, "cluster-arn", "", "hyperpod: the ARN of the HyperPod cluster")
-	cmd.Flags().StringVar(&bt.Region, "region", "", "aws-batch: the region, for the scheduling policy's ARN")
-	cmd.Flags().StringVar(&bt.Account, "account-id", "", "aws-batch: the account, for the scheduling policy's ARN")
-	cmd.Flags().StringVar(&bt.ComputeEnvironment, "compute-environment", "", "aws-batch: the compute environment the job queue sends jobs to")
-	cmd.Flags().StringVar(&bt.ServiceEnvironment, "service-environment", "", "aws-batch with quota shares: the SageMaker training service environment")
+	var o exportfiles.Options
+	cmd.Flags().StringVarP(&o.OutDir, "output", "o", "", "directory for the files (kueue: objects.yaml, kueue-config.yaml; hyperpod: scheduler-config.json, compute-quota-TEAM.json; aws-batch: scheduling-policy.json, job-queue.json, quota-share-TEAM.json; each with warnings.txt)")
+	cmd.Flags().BoolVar(&o.Kueue.AcceleratorsOnly, "accelerators-only", false, "kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (kueue-config.yaml's resources.excludeResourcePrefixes)")
+	cmd.Flags().StringVar(&o.ClusterARN, "cluster-arn", "", "hyperpod: the ARN of the HyperPod cluster")
+	cmd.Flags().StringVar(&o.Batch.Region, "region", "", "aws-batch: the region, for the scheduling policy's ARN")
+	cmd.Flags().StringVar(&o.Batch.Account, "account-id", "", "aws-batch: the account, for the scheduling policy's ARN")
+	cmd.Flags().StringVar(&o.Batch.ComputeEnvironment, "compute-environment", "", "aws-batch: the compute environment the job queue sends jobs to")
+	cmd.Flags().StringVar(&o.Batch.ServiceEnvironment, "service-environment", "", "aws-batch with quota shares: the SageMaker training service environment")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		switch args[0] {
-		case "kueue", "hyperpod", "aws-batch":
-		default:
-			return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("%q: want kueue, hyperpod or aws-batch", args[0])}
-		}
-		if args[0] == "hyperpod" && clusterARN == "" {
-			return &usageError{cmd: cmd.CommandPath(), msg: "export hyperpod needs --cluster-arn ARN: the HyperPod cluster the inputs are for"}
-		}
-		s, err := export.Load(args[1])
-		if err != nil {
-			return badInput(err)
-		}
-		switch args[0] {
-		case "hyperpod":
-			return exportHyperPod(cmd, s, args[1], clusterARN, outDir)
-		case "aws-batch":
-			return exportBatch(cmd, s, args[1], bt, outDir)
-		}
-		k, err := export.ToKueue(s, kopt)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: %w", args[1], err))
-		}
-		objs, err := k.ObjectsYAML()
-		if err != nil {
-			return err
-		}
-		warn(cmd, k.Warnings)
-		if outDir == "" {
-			_, err := cmd.OutOrStdout().Write(objs)
-			return err
-		}
-		if err := exportfiles.Kueue(outDir, k, objs); err != nil {
-			return err
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d objects; kueue-config.yaml; %d warnings\n", outDir, exportfiles.KueueObjects(k), len(k.Warnings))
-		return nil
+		o.Engine, o.Path = args[0], args[1]
+		return libraryErr(exportfiles.Export(cmd.OutOrStdout(), cmd.ErrOrStderr(), o))
 	}
 	return cmd
-}
-
-// warn prints an export's warnings on standard error.
-func warn(cmd *cobra.Command, warnings []string) {
-	for _, w := range warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
-	}
-}
-
-// exportHyperPod writes the HyperPod task governance inputs.
-func exportHyperPod(cmd *cobra.Command, s *scenarios.Scenario, path, clusterARN, outDir string) error {
-	h, err := export.ToHyperPod(s, clusterARN)
-	if err != nil {
-		return badInput(fmt.Errorf("%s: %w", path, err))
-	}
-	warn(cmd, h.Warnings)
-	if outDir == "" {
-		all, err := exportfiles.HyperPodJSON(h)
-		if err != nil {
-			return err
-		}
-		return show.JSON(cmd.OutOrStdout(), all)
-	}
-	return writeAWS(cmd, outDir, exportfiles.HyperPod(h), h.Warnings, "compute-quota-*.json")
-}
-
-// exportBatch writes the AWS Batch inputs.
-func exportBatch(cmd *cobra.Command, s *scenarios.Scenario, path string, bt export.BatchTarget, outDir string) error {
-	b, err := export.ToBatch(s, bt)
-	if err != nil {
-		return badInput(fmt.Errorf("%s: %w", path, err))
-	}
-	warn(cmd, b.Warnings)
-	files := exportfiles.Batch(b)
-	if outDir == "" {
-		all, err := exportfiles.JSON(files)
-		if err != nil {
-			return err
-		}
-		return show.JSON(cmd.OutOrStdout(), all)
-	}
-	return writeAWS(cmd, outDir, files, b.Warnings, "quota-share-*.json")
-}
-
-// writeAWS writes AWS inputs and their warnings into outDir
-// (exportfiles.AWS) and says so.
-func writeAWS(cmd *cobra.Command, outDir string, files map[string]any, warnings []string, perTeam string) error {
-	if err := exportfiles.AWS(outDir, files, warnings, perTeam, cmd.ErrOrStderr()); err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d inputs; %d warnings\n", outDir, len(files), len(warnings))
-	return nil
 }

@@ -1,16 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/allot-sim/allot/cmd/internal/liveconf"
-	"github.com/allot-sim/allot/cmd/internal/livereport"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/kube"
 	"github.com/allot-sim/allot/live/local"
@@ -93,16 +87,4 @@ func liveErr(err error) error {
 		return badInput(err)
 	}
 	return err
-}
-
-// serveKube runs the controller on a cluster until interrupted; with a
-// policy file it first writes it to the policy ConfigMap.
-func serveKube(cmd *cobra.Command, k *kubeTarget, config, configMap, httpAddr string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	o := kube.ServeOptions{ConfigMap: configMap, PolicyFile: config, Configure: liveconf.KubeConfigure, Page: livereport.DashboardPage, Log: cmd.ErrOrStderr()}
-	if httpAddr != "" {
-		o.Listen = func() (net.Listener, error) { return listenHTTP(httpAddr) }
-	}
-	return liveErr(k.Serve(ctx, o))
 }

@@ -42,14 +42,15 @@ func badInput(err error) error {
 	return &inputError{err}
 }
 
-// libraryErr marks what a library blames on its input (a search's or a
-// simulation's InputError) as bad input.
+// libraryErr marks what a library blames on its input (a search's, a
+// simulation's or errtext's InputError) as bad input.
 func libraryErr(err error) error {
 	var (
 		se *search.InputError
 		re *simrun.InputError
+		ie *errtext.InputError
 	)
-	if errors.As(err, &se) || errors.As(err, &re) {
+	if errors.As(err, &se) || errors.As(err, &re) || errors.As(err, &ie) {
 		return badInput(err)
 	}
 	return err

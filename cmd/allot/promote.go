@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/allot-sim/allot/cmd/internal/exportfiles"
 	"github.com/allot-sim/allot/cmd/internal/liveconf"
 	"github.com/allot-sim/allot/cmd/internal/show"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/local"
 	"github.com/allot-sim/allot/scenarios"
-	"github.com/allot-sim/allot/scenarios/export"
 	"github.com/spf13/cobra"
 )
 
@@ -20,13 +20,8 @@ type promoteFlags struct {
 	dryRun bool
 	asJSON bool
 	kt     kubeTarget
-	outDir string
 	apply  bool
-	kopt   export.KueueOptions
-	et     struct {
-		clusterARN string
-		batch      export.BatchTarget
-	}
+	export exportfiles.Options // --to kueue, hyperpod or aws-batch
 }
 
 // newPromoteCmd is allot promote: the flags, then promoteLive or
@@ -80,14 +75,14 @@ real unless --dry-run. HyperPod and Batch inputs go through the AWS CLI.`,
 		},
 	}
 	cmd.Flags().StringVar(&f.to, "to", "", "where to: live, kueue, hyperpod or aws-batch")
-	cmd.Flags().StringVarP(&f.outDir, "output", "o", "", "with --to kueue, hyperpod or aws-batch: the directory the export goes to")
+	cmd.Flags().StringVarP(&f.export.OutDir, "output", "o", "", "with --to kueue, hyperpod or aws-batch: the directory the export goes to")
 	cmd.Flags().BoolVar(&f.apply, "apply", false, "with --to kueue: server-side apply the objects to the cluster of the kubeconfig (a dry run and its changes first; with --dry-run, only that)")
-	cmd.Flags().BoolVar(&f.kopt.AcceleratorsOnly, "accelerators-only", false, "with --to kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (as allot export kueue --accelerators-only)")
-	cmd.Flags().StringVar(&f.et.clusterARN, "cluster-arn", "", "with --to hyperpod: the HyperPod cluster's ARN")
-	cmd.Flags().StringVar(&f.et.batch.Region, "region", "", "with --to aws-batch: the region")
-	cmd.Flags().StringVar(&f.et.batch.Account, "account-id", "", "with --to aws-batch: the account")
-	cmd.Flags().StringVar(&f.et.batch.ComputeEnvironment, "compute-environment", "", "with --to aws-batch: the compute environment")
-	cmd.Flags().StringVar(&f.et.batch.ServiceEnvironment, "service-environment", "", "with --to aws-batch and quota shares: the service environment")
+	cmd.Flags().BoolVar(&f.export.Kueue.AcceleratorsOnly, "accelerators-only", false, "with --to kueue: leave cpu and memory out of the ClusterQueues and have Kueue ignore them (as allot export kueue --accelerators-only)")
+	cmd.Flags().StringVar(&f.export.ClusterARN, "cluster-arn", "", "with --to hyperpod: the HyperPod cluster's ARN")
+	cmd.Flags().StringVar(&f.export.Batch.Region, "region", "", "with --to aws-batch: the region")
+	cmd.Flags().StringVar(&f.export.Batch.Account, "account-id", "", "with --to aws-batch: the account")
+	cmd.Flags().StringVar(&f.export.Batch.ComputeEnvironment, "compute-environment", "", "with --to aws-batch: the compute environment")
+	cmd.Flags().StringVar(&f.export.Batch.ServiceEnvironment, "service-environment", "", "with --to aws-batch and quota shares: the service environment")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show how decisions would change, and change nothing")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the decisions under both policies as JSON")
 	addRemoteFlags(cmd, &f.kt)

@@ -3,20 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/allot-sim/allot/cmd/internal/atomicfile"
 	"github.com/allot-sim/allot/cmd/internal/liveconf"
-	"github.com/allot-sim/allot/cmd/internal/livereport"
-	"github.com/allot-sim/allot/cmd/internal/simrun"
 	"github.com/allot-sim/allot/live"
 	"github.com/allot-sim/allot/live/local"
-	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -56,51 +49,14 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 				if err != nil {
 					return err
 				}
-				return serveKube(cmd, &kt, config, configMap, httpAddr)
+				return liveErr(liveconf.ServeKube(&kt.Target, config, configMap, httpAddr, cmd.ErrOrStderr()))
 			}
-			if config == "" {
-				return &usageError{cmd: cmd.CommandPath(), msg: "--config FILE is required"}
-			}
-			ld, err := liveconf.Load(config)
+			d, err := liveconf.LocalDaemon(liveconf.ServeOptions{Config: config, DataDir: dataDir, HTTP: httpAddr,
+				LogFormat: logFormat, Retain: retain, Poll: poll, Stderr: cmd.ErrOrStderr()})
 			if err != nil {
-				return badInput(err)
+				return libraryErr(err)
 			}
-			simrun.Warn(cmd.ErrOrStderr(), ld.Scenario)
-			access, err := liveconf.Access(config, ld.Live)
-			if err != nil {
-				return badInput(err)
-			}
-			rootDefault := dataDir == "" && os.Geteuid() == 0
-			if dataDir == "" {
-				dataDir = local.DefaultDataDir()
-			}
-			var keep time.Duration
-			if retain != "" {
-				d, err := scenarios.ParseDuration(retain)
-				if err != nil || d <= 0 {
-					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--retain %q: want a duration such as 30d", retain)}
-				}
-				keep = time.Duration(d * float64(time.Second))
-			}
-			log, err := newLogger(cmd.ErrOrStderr(), logFormat)
-			if err != nil {
-				return err
-			}
-			// Everything the configuration can get wrong is found before
-			// the store is opened, so that no job is started by a daemon
-			// that then refuses to run.
-			d, err := ld.Local(access, config)
-			if err != nil {
-				return badInput(err)
-			}
-			d.DataDir, d.Page, d.Poll, d.Retain, d.Log = dataDir, livereport.DashboardPage, poll, keep, log
-			if rootDefault { // where every user's client looks
-				d.Socket = local.RootSocket
-			}
-			if httpAddr != "" {
-				if d.HTTP, err = listenHTTP(httpAddr); err != nil {
-					return err
-				}
+			if d.HTTP != nil {
 				defer d.HTTP.Close()
 			}
 			return local.Serve(d)
@@ -115,30 +71,6 @@ cluster's nodes; replicas elect a leader. See docs/live.md.`,
 	cmd.Flags().StringVar(&configMap, "policy-configmap", "allot-policy", "with --backend kubernetes: the ConfigMap (in -n, default allot-system) whose policy.yaml the controller follows; --config writes it")
 	addBackendFlags(cmd, &kt)
 	return cmd
-}
-
-// listenHTTP listens for --http: read-only, but bound to 127.0.0.1 unless
-// the address names a host.
-func listenHTTP(addr string) (net.Listener, error) {
-	if strings.HasPrefix(addr, ":") {
-		addr = "127.0.0.1" + addr
-	}
-	hl, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, badInput(fmt.Errorf("--http %s: %w", addr, err))
-	}
-	return hl, nil
-}
-
-// newLogger is the daemon's log: text lines (or JSON) on w.
-func newLogger(w io.Writer, format string) (*slog.Logger, error) {
-	switch format {
-	case "", "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
-	}
-	return nil, badInput(fmt.Errorf("--log-format %q: want text or json", format))
 }
 
 func newShimCmd() *cobra.Command {

@@ -2,19 +2,15 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"strings"
 
+	"github.com/allot-sim/allot/cmd/internal/submit"
 	"github.com/allot-sim/allot/live"
-	"github.com/allot-sim/allot/live/kube"
-	"github.com/allot-sim/allot/scenarios"
 	"github.com/spf13/cobra"
 )
 
 func newSubmitCmd() *cobra.Command {
 	var req live.Request
-	var limit, ckpt string
-	var envs []string
+	var sf submit.Flags
 	var kt kubeTarget
 	cmd := &cobra.Command{
 		Use:   "submit --team T --priority CLASS --accelerators N [flags] -- CMD [ARGS...]",
@@ -42,44 +38,14 @@ request made, never a second one.`,
 		Annotations: map[string]string{needsDaemon: "talks to one"},
 		Args:        cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if req.Team == "" {
-				return &usageError{cmd: cmd.CommandPath(), msg: "--team is required"}
-			}
-			if limit != "" {
-				d, err := scenarios.ParseDuration(limit)
-				if err != nil || d <= 0 {
-					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--time-limit %q: want a duration such as 90m or 2h", limit)}
-				}
-				req.TimeLimit = d
-			}
-			if ckpt != "" {
-				d, err := scenarios.ParseDuration(ckpt)
-				if err != nil || d <= 0 {
-					return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--checkpoint-interval %q: want a duration such as 10m", ckpt)}
-				}
-				req.CheckpointInterval = d
-			}
-			req.Command = args
-			for _, e := range envs {
-				name, value, ok := strings.Cut(e, "=")
-				if !ok {
-					if value, ok = os.LookupEnv(name); !ok {
-						return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf("--env %s: %s is not set here; give --env %s=VALUE", live.Printable(name), live.Printable(name), live.Printable(name))}
-					}
-				}
-				if err := live.CheckEnv(name + "=" + value); err != nil {
-					return &usageError{cmd: cmd.CommandPath(), msg: "--env: " + live.Printable(err.Error())}
-				}
-				req.Env = append(req.Env, name+"="+value)
+			if err := submit.Fill(&req, sf, args); err != nil {
+				return err
 			}
 			r, _, err := kt.remote(cmd)
 			if err != nil {
 				return err
 			}
-			if _, ok := r.(*kube.Remote); ok && len(req.Env) > 0 {
-				return &usageError{cmd: cmd.CommandPath(), msg: "--env is for the local daemon; on Kubernetes the image sets the environment"}
-			}
-			id, err := r.Submit(&req)
+			id, err := submit.Submit(r, &req)
 			if err != nil {
 				return liveErr(err)
 			}
@@ -93,9 +59,9 @@ request made, never a second one.`,
 	f.IntVar(&req.Accelerators, "accelerators", 0, "accelerators the job needs")
 	f.StringVar(&req.InstanceType, "instance-type", "", "run only on this instance type")
 	f.StringVar(&req.Name, "name", "", "a name to show (default job-ID)")
-	f.StringVar(&limit, "time-limit", "", "fail the job when a run lasts longer (e.g. 2h)")
-	f.StringVar(&ckpt, "checkpoint-interval", "", "how often the job checkpoints (e.g. 10m): preemption prefers jobs that lose least")
-	f.StringArrayVar(&envs, "env", nil, "set NAME=VALUE in the job's clean environment; NAME alone passes this shell's value (repeatable)")
+	f.StringVar(&sf.TimeLimit, "time-limit", "", "fail the job when a run lasts longer (e.g. 2h)")
+	f.StringVar(&sf.CheckpointInterval, "checkpoint-interval", "", "how often the job checkpoints (e.g. 10m): preemption prefers jobs that lose least")
+	f.StringArrayVar(&sf.Env, "env", nil, "set NAME=VALUE in the job's clean environment; NAME alone passes this shell's value (repeatable)")
 	f.StringVar(&kt.job.Image, "image", "", "with --backend kubernetes: the container image that runs CMD")
 	f.StringVar(&kt.job.Resource, "resource", "nvidia.com/gpu", "with --backend kubernetes: the accelerator resource (aws.amazon.com/neuron for Trainium)")
 	f.IntVar(&kt.job.Pods, "pods", 1, "with --backend kubernetes: pods that run together (a gang, admitted whole), the accelerators split evenly")

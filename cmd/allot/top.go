@@ -1,14 +1,11 @@
 package main
 
 import (
-	"io"
-	"os"
+	"errors"
 	"time"
 
 	"github.com/allot-sim/allot/cmd/internal/top"
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func newTopCmd() *cobra.Command {
@@ -36,21 +33,11 @@ frame every --interval; --once prints one plain frame and exits.`,
 			if err != nil {
 				return err
 			}
-			fetch := func() top.Data { return top.Fetch(r) }
-			d := fetch()
-			if d.Err != nil {
-				return clientErr(d.Err)
+			err = top.Run(cmd.OutOrStdout(), cmd.InOrStdin(), top.Options{Remote: r, Where: where, Every: every, Once: once})
+			var le *top.LookError
+			if errors.As(err, &le) {
+				return clientErr(le.Err)
 			}
-			out := cmd.OutOrStdout()
-			if once {
-				_, err := io.WriteString(out, top.Frame(d, nil, 0, 0, false))
-				return err
-			}
-			if f, ok := out.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-				return clientErr(top.Plain(out, fetch, d, every))
-			}
-			m := top.NewModel(fetch, where, every, d)
-			_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(out), tea.WithInput(cmd.InOrStdin())).Run()
 			return err
 		},
 	}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/allot-sim/allot/cmd/internal/errtext"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // usageError is a command line that cobra rejects: an unknown flag or
@@ -22,26 +20,7 @@ func (e *usageError) Unwrap() error { return e.err }
 
 // flagError rewrites pflag's errors in the flag's own terms.
 func flagError(c *cobra.Command, err error) error {
-	var (
-		inv *pflag.InvalidValueError
-		req *pflag.ValueRequiredError
-		nx  *pflag.NotExistError
-	)
-	msg := err.Error()
-	switch {
-	case errors.As(err, &inv):
-		f := inv.GetFlag()
-		msg = fmt.Sprintf("--%s: must be %s, got %q", f.Name, errtext.FlagKind(f.Value.Type()), inv.GetValue())
-	case errors.As(err, &req):
-		msg = fmt.Sprintf("--%s needs a value", req.GetFlag().Name)
-	case errors.As(err, &nx):
-		if short := nx.GetSpecifiedShortnames(); short != "" {
-			msg = fmt.Sprintf("unknown flag -%c", nx.GetSpecifiedName()[0])
-		} else {
-			msg = "unknown flag --" + nx.GetSpecifiedName()
-		}
-	}
-	return &usageError{cmd: c.CommandPath(), msg: msg, err: err}
+	return &usageError{cmd: c.CommandPath(), msg: errtext.Flag(err), err: err}
 }
 
 // checkArgsAsUsage makes every command's argument check report a usage
@@ -60,9 +39,14 @@ func checkArgsAsUsage(c *cobra.Command) {
 	}
 }
 
-// cobraUsage recognises the usage errors cobra returns on its own: an
-// unknown command, a required flag left out.
+// cobraUsage recognises the usage errors cobra returns on its own (an
+// unknown command, a required flag left out) and those a library returns
+// (errtext.UsageError).
 func cobraUsage(c *cobra.Command, err error) *usageError {
+	var lu *errtext.UsageError
+	if errors.As(err, &lu) {
+		return &usageError{cmd: c.CommandPath(), msg: lu.Msg, err: err}
+	}
 	msg, ok := errtext.UnknownCommand(c.CommandPath(), err.Error())
 	if !ok {
 		msg, ok = errtext.RequiredFlags(err.Error())

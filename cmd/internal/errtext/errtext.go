@@ -3,7 +3,9 @@
 // kind of value a flag wants, the arguments a command expects with its
 // synopsis, an unknown command with the suggestions, the required flags
 // left out), and any other error as its report. It reads messages and
-// errors only; the command line wires it to cobra.
+// errors only; the command line wires it to cobra. UsageError and
+// InputError are how the libraries under cmd say that a command line, or
+// what it named, is at fault.
 package errtext
 
 import (

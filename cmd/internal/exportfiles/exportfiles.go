@@ -2,7 +2,8 @@
 // (scenarios/export) as allot export and allot promote --to leave it: the
 // Kueue objects and configuration, or the AWS inputs that aws ...
 // --cli-input-json takes, each with the warnings of what the engine
-// cannot carry.
+// cannot carry. Export runs allot export; ApplyKueue applies the Kueue
+// objects to a cluster.
 package exportfiles
 
 import (

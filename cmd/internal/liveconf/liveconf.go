@@ -1,7 +1,8 @@
 // Package liveconf makes live mode's configuration of a scenario or policy
 // file: the controller's configuration on this machine's devices or on a
 // cluster's fleet, a promoted policy's, the live section's access rules,
-// and snapshot files of live state. It joins scenarios and live, which
+// and snapshot files of live state; and allot live serve's daemon on this
+// machine (LocalDaemon) or controller of a cluster (ServeKube). It joins scenarios and live, which
 // only the command line may import together (ARCHITECTURE.md), so it sits
 // under cmd.
 package liveconf

@@ -24,7 +24,7 @@ import (
 // Options says how to run the live side of a replay.
 type Options struct {
 	Speedup float64       // K: the run goes K times faster than the workload's times
-	Dir     string        // the daemon's state directory; it must hold no jobs
+	Dir     string        // the daemon's state directory; it must hold no jobs ("": Run makes a temporary one)
 	Poll    time.Duration // how often the daemon looks for ended runs
 }
 

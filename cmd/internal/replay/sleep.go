@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/allot-sim/allot/cmd/internal/errtext"
 )
 
 // Files a sleep job keeps in its checkpoint directory.
@@ -44,11 +46,15 @@ func Sleep(dir string, total float64, start time.Time) error {
 	}
 }
 
-// SleepJob is Sleep as the daemon runs the job: in its checkpoint
-// directory (ALLOT_CHECKPOINT_DIR), with work counted from its admission
-// (ALLOT_ADMITTED_AT, else now), as in the simulator: the process's own
-// start-up is not the daemon's latency.
-func SleepJob(total float64) error {
+// SleepJob is Sleep as the daemon runs the job (allot live sleepjob
+// SECONDS): in its checkpoint directory (ALLOT_CHECKPOINT_DIR), with work
+// counted from its admission (ALLOT_ADMITTED_AT, else now), as in the
+// simulator: the process's own start-up is not the daemon's latency.
+func SleepJob(seconds string) error {
+	total, err := strconv.ParseFloat(seconds, 64)
+	if err != nil || total < 0 {
+		return errtext.Input(fmt.Errorf("sleepjob: %q is not a number of seconds", seconds))
+	}
 	start := time.Now()
 	if at, err := strconv.ParseFloat(os.Getenv("ALLOT_ADMITTED_AT"), 64); err == nil {
 		start = time.Unix(0, int64(at*1e9))

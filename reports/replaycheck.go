@@ -48,10 +48,11 @@ type ReplayGroup struct {
 	// simulated wait runs to the end of the run (a lower bound) and they
 	// come after every started job in the simulated order.
 	NotStartedInReplay int `json:"not_started_in_replay"`
-	// SameOrderShare is the share of the group's jobs admitted in the
-	// recorded order: the most jobs whose simulated first starts keep the
-	// order of their recorded starts (ties on either side keep it),
-	// divided by the group's jobs.
+	// SameOrderShare is the share of the group's jobs admitted in their
+	// team's recorded order: within each team, the most jobs whose
+	// simulated first starts keep the order of their recorded starts
+	// (ties on either side keep it), summed over the teams (for a class,
+	// over its jobs in each team), divided by the group's jobs.
 	SameOrderShare float64 `json:"same_order_share"`
 	// OutOfOrder is Jobs less those kept in order: the fewest jobs that
 	// would have to move.
@@ -251,8 +252,11 @@ func waitQuantiles(x []float64) WaitQuantiles {
 	return WaitQuantiles{Mean: mean(x), P50: percentile(x, 50), P95: percentile(x, 95)}
 }
 
-// keptCounts are the lengths of the longest runs of jobs in the recorded
-// order: of all jobs, and within each team and class.
+// keptCounts are how many jobs each group keeps in the recorded order:
+// a team, the longest run of its jobs whose simulated starts keep the
+// order of their recorded starts; all jobs, the sum over the teams; a
+// class, the sum over the teams of the longest such run of the team's
+// jobs of that class.
 type keptCounts struct {
 	all         int
 	team, class map[int32]int
@@ -260,9 +264,12 @@ type keptCounts struct {
 
 // orderKept sorts the jobs by recorded start, the simulated start
 // breaking ties (so that jobs the record cannot tell apart never count as
-// out of order), and finds the longest subsequence whose simulated starts
-// do not decrease, overall and within each team and class: patience
-// sorting, O(n log n).
+// out of order), and finds, within each team and each team's class, the
+// longest subsequence whose simulated starts do not decrease: patience
+// sorting, O(n log n). Order is compared within a team, as its queue
+// admits jobs: across teams it is set by when quota frees, to the
+// second, which a record's whole seconds cannot pin; each team's waits
+// show how the teams fared against each other.
 func (c *ReplayChecker) orderKept() keptCounts {
 	slices.SortFunc(c.jobs, func(a, b replayJob) int {
 		if a.orig != b.orig {
@@ -270,19 +277,19 @@ func (c *ReplayChecker) orderKept() keptCounts {
 		}
 		return cmpFloat(a.sim, b.sim)
 	})
-	var all []float64
-	team, class := map[int32][]float64{}, map[int32][]float64{}
+	team, class := map[int32][]float64{}, map[[2]int32][]float64{}
 	for _, j := range c.jobs {
-		all = extendRun(all, j.sim)
 		team[j.team] = extendRun(team[j.team], j.sim)
-		class[j.class] = extendRun(class[j.class], j.sim)
+		tc := [2]int32{j.team, j.class}
+		class[tc] = extendRun(class[tc], j.sim)
 	}
-	k := keptCounts{all: len(all), team: map[int32]int{}, class: map[int32]int{}}
+	k := keptCounts{team: map[int32]int{}, class: map[int32]int{}}
 	for m, t := range team {
 		k.team[m] = len(t)
+		k.all += len(t)
 	}
-	for cls, t := range class {
-		k.class[cls] = len(t)
+	for tc, t := range class {
+		k.class[tc[1]] += len(t)
 	}
 	return k
 }

@@ -78,20 +78,24 @@ func TestReplayCheckTiesOnEitherSideKeepTheOrder(t *testing.T) {
 	assert.Equal(t, 0, rc.All.OutOfOrder)
 }
 
-// The order is counted within each team and class too: team b's jobs
-// keep their order though they overtake team a's.
-func TestReplayCheckSameOrderShareIsCountedWithinEachTeamAndClass(t *testing.T) {
+// Order is compared within each team's queue: team b's jobs overtaking
+// team a's count for nothing; within team a, its low job at 2 overtaking
+// the two before it costs one job. A class counts its jobs' order within
+// each team: team a's two unclassed jobs are swapped.
+func TestReplayCheckComparesTheOrderWithinEachTeamsQueue(t *testing.T) {
 	r := newReplayRun(t)
 	r.job(0, 0, 0, 1, 0, 1, 20, 21, "completed")
 	r.job(0, 1, 0, 1, 1, 2, 30, 31, "completed")
-	r.job(1, 1, 0, 1, 2, 3, 0, 1, "completed")
-	r.job(1, 0, 0, 1, 3, 4, 10, 11, "completed")
+	r.job(0, 0, 0, 1, 2, 3, 10, 11, "completed")
+	r.job(1, 1, 0, 1, 3, 4, 0, 1, "completed")
+	r.job(1, 0, 0, 1, 4, 5, 5, 6, "completed")
 	rc := r.result()
-	assert.InDelta(t, 0.5, rc.All.SameOrderShare, 1e-12) // 0,1 or 2,3 of replay starts 20,30,0,10
-	assert.Equal(t, 1.0, rc.ByTeam["a"].SameOrderShare)
+	assert.InDelta(t, 2.0/3, rc.ByTeam["a"].SameOrderShare, 1e-12)
+	assert.Equal(t, 1, rc.ByTeam["a"].OutOfOrder)
 	assert.Equal(t, 1.0, rc.ByTeam["b"].SameOrderShare)
-	assert.Equal(t, 0.5, rc.ByPriorityClass["none"].SameOrderShare) // 20 then 10
-	assert.Equal(t, 0.5, rc.ByPriorityClass["high"].SameOrderShare) // 30 then 0
+	assert.InDelta(t, 0.8, rc.All.SameOrderShare, 1e-12)
+	assert.InDelta(t, 2.0/3, rc.ByPriorityClass["none"].SameOrderShare, 1e-12)
+	assert.Equal(t, 1.0, rc.ByPriorityClass["high"].SameOrderShare)
 }
 
 // A job the replay never started comes after every started job and waits

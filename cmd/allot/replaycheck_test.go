@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// docs/examples/replay-check.yaml: the record ran j1 at 0, j3 at 110 and
-// j2 at 160 on the one node, with idle gaps; fifo runs j1, j2, j3, j4 back
-// to back from 0. j4 never started in the record.
+// docs/examples/replay-check.yaml: the record ran team a's j1 at 0, its
+// high-priority j3 at 110 and j2 at 160, and team b's j4 at 215, with
+// idle gaps; fifo runs j1, j2, j3, j4 and j5 back to back from 0. j5
+// never started in the record.
 func TestSimReplayCheckReportsTheReplayBesideTheRecord(t *testing.T) {
 	code, out, errs := cli("sim", "../../docs/examples/replay-check.yaml", "--replay-check", "--json")
 	require.Equal(t, 0, code, errs)
@@ -21,25 +22,27 @@ func TestSimReplayCheckReportsTheReplayBesideTheRecord(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &s))
 	rc := s.ReplayCheck
 	require.NotNil(t, rc)
-	assert.Equal(t, [2]float64{0, 210}, rc.RecordS)
-	assert.Equal(t, 3, rc.Jobs)
+	assert.Equal(t, [2]float64{0, 225}, rc.RecordS)
+	assert.Equal(t, 4, rc.Jobs)
 	assert.Equal(t, 1, rc.NotStartedInRecord)
-	assert.InDelta(t, 200.0/210, rc.Utilization.Recorded, 1e-9) // 8 × 200 of 8 × 210
-	assert.InDelta(t, 1.0, rc.Utilization.Simulated, 1e-9)
-	// Recorded starts 0, 110, 160 are replayed at 0, 150, 100: j2 moved.
-	assert.InDelta(t, 2.0/3, rc.All.SameOrderShare, 1e-9)
+	assert.InDelta(t, 210.0/225, rc.Utilization.Recorded, 1e-9)  // 8 × 210 of 8 × 225
+	assert.InDelta(t, 220.0/225, rc.Utilization.Simulated, 1e-9) // j5 too, to 220
+	// Team a's recorded starts 0, 110, 160 are replayed at 0, 150, 100:
+	// j2 moved. Team b's one job is in order.
+	assert.InDelta(t, 2.0/3, rc.ByTeam["a"].SameOrderShare, 1e-9)
+	assert.InDelta(t, 0.75, rc.All.SameOrderShare, 1e-9)
 	assert.Equal(t, 1, rc.All.OutOfOrder)
-	assert.Equal(t, reports.WaitQuantiles{Mean: 80, P50: 90, P95: 150}, rc.All.Wait.Recorded) // 0, 90, 150
-	assert.Equal(t, reports.WaitQuantiles{Mean: 220.0 / 3, P50: 90, P95: 130}, rc.All.Wait.Simulated)
-	a := rc.ByTeam["a"] // j1 and j3: waits 0 and 90 recorded, 0 and 130 replayed
-	assert.InDelta(t, 65.0/45-1, *a.Wait.MeanRelativeError, 1e-9)
-	assert.Equal(t, 1.0, a.SameOrderShare)
+	assert.Equal(t, reports.WaitQuantiles{Mean: 106.25, P50: 90, P95: 185}, rc.All.Wait.Recorded) // 0, 150, 90, 185
+	assert.Equal(t, reports.WaitQuantiles{Mean: 97.5, P50: 90, P95: 170}, rc.All.Wait.Simulated)  // 0, 90, 130, 170
+	a := rc.ByTeam["a"]
+	assert.InDelta(t, 220.0/3/80-1, *a.Wait.MeanRelativeError, 1e-9)
 	assert.Equal(t, 130.0, rc.ByPriorityClass["high"].Wait.Simulated.Mean)
+	assert.Equal(t, 1.0, rc.ByPriorityClass["none"].SameOrderShare) // j1 before j2, as recorded
 
 	code, out, errs = cli("sim", "../../docs/examples/replay-check.yaml", "--replay-check")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "admitted in the recorded order: 66.7% of jobs (1 would have to move)")
-	assert.Contains(t, out, "utilisation over the record: recorded 95.2%, simulated 100.0%")
+	assert.Contains(t, out, "admitted in their team's recorded order: 75.0% of jobs (1 would have to move)")
+	assert.Contains(t, out, "utilisation over the record: recorded 93.3%, simulated 97.8%")
 }
 
 // A synthetic workload, or a trace without orig_start_time, has nothing

@@ -20,7 +20,7 @@ func ReplayCheck(w io.Writer, rc *reports.ReplayCheck) {
 	fmt.Fprintf(w, "  jobs compared: %s with a recorded start (%s still running when recorded); %s not started in the record, left out\n",
 		n(rc.Jobs), n(rc.RunningInRecord), n(rc.NotStartedInRecord))
 	fmt.Fprintf(w, "  utilisation over the record: recorded %s, simulated %s\n", pc(rc.Utilization.Recorded), pc(rc.Utilization.Simulated))
-	fmt.Fprintf(w, "  admitted in the recorded order: %s of jobs (%s would have to move)\n",
+	fmt.Fprintf(w, "  admitted in their team's recorded order: %s of jobs (%s would have to move)\n",
 		pc(rc.All.SameOrderShare), n(rc.All.OutOfOrder))
 	head := []string{"", "jobs", "same order", "recorded wait: mean", "p50", "p95", "simulated: mean", "p50", "p95", "mean error", "not started"}
 	row := func(name string, g reports.ReplayGroup) []string {
@@ -40,5 +40,5 @@ func ReplayCheck(w io.Writer, rc *reports.ReplayCheck) {
 	}
 	fmt.Fprintln(w)
 	Table(w, head, rows)
-	fmt.Fprintln(w, "(wait = first start − submit; same order within the row's jobs; not started = never started in the replay, its wait counted to the end of the run)")
+	fmt.Fprintln(w, "(wait = first start − submit; same order: within each team's queue; not started: never in the replay, its wait counted to the end of the run)")
 }

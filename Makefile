@@ -57,10 +57,16 @@ test-k8s:
 	  $(GO) test -count=1 ./live/kube/... && $(GO) test -count=1 -timeout 30m -parallel 8 -run 'Kubernetes|Kueue' ./cmd/allot
 
 # A Kubernetes control plane with fake GPU nodes for trying live mode on
-# Kubernetes without a cluster (README): runs until Ctrl-C.
+# Kubernetes without a cluster (README): runs until Ctrl-C. KUEUE=1 runs
+# the real Kueue v0.17 on it instead (built once by scripts/k8s/kueue.sh)
+# and records a history of 217 Jobs under it (about four minutes), for
+# allot import kueue --kubeconfig (docs/import.md).
 NODES ?= p5.48xlarge=2
+KUEUE ?=
 dev-cluster:
-	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN && $(GO) run ./scripts/k8s/devcluster --nodes $(NODES)
+	ALLOT_K8S_BIN=$$(./scripts/k8s/control-plane.sh) && export ALLOT_K8S_BIN && \
+	  if [ -n "$(KUEUE)" ]; then ALLOT_KUEUE_BIN=$$(./scripts/k8s/kueue.sh) && export ALLOT_KUEUE_BIN; fi && \
+	  $(GO) run ./scripts/k8s/devcluster --nodes $(NODES) $(if $(KUEUE),--kueue)
 
 # Runs each loader's fuzz target a few seconds: scenario, policy file,
 # snapshot, CSV and Parquet trace. They must never panic, and every error

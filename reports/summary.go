@@ -30,6 +30,8 @@ type Summary struct {
 	Extra             *Extra                `json:"extra,omitempty"`
 	Objectives        []ObjectiveResult     `json:"objectives,omitempty"`
 	Fidelity          *Fidelity             `json:"fidelity,omitempty"`
+	// ReplayCheck is there only when asked for (allot sim --replay-check).
+	ReplayCheck *ReplayCheck `json:"replay_check,omitempty"`
 }
 
 // Capacity is the installed accelerators at the start of the window.

@@ -37,7 +37,7 @@ import (
 
 // KueueBinEnv names Kueue's controller manager (scripts/k8s/kueue.sh
 // builds it; make test sets it).
-const KueueBinEnv = "ALLOT_KUEUE_BIN"
+const KueueBinEnv = kubetest.KueueBinEnv
 
 // diffWorkload is one file of testdata/kueuediff.
 type diffWorkload struct {

@@ -23,6 +23,7 @@ type simFlags struct {
 	cpuProf   string
 	memProf   string
 	engine    string
+	check     bool
 }
 
 // newSimCmd is allot sim: the flags, then runSim.
@@ -34,11 +35,13 @@ func newSimCmd() *cobra.Command {
 		Long: `Simulate one scenario file over its fleet and workload, and print the run
 summary (spec/summary.md): utilisation, waits, fairness, goodput, cost.
 --policy swaps the scenario's policy for a kind (fifo, priority, fairshare,
-quota) or a policy file; --out writes the run's files.`,
+quota) or a policy file; --out writes the run's files. --replay-check
+compares the replay of an imported history with its record (docs/import.md).`,
 		Example: `  allot sim scenarios/amazon-search.yaml
   allot sim scenarios/amazon-search.yaml --policy fifo --json
   allot sim scenarios/hyperpod-teams.yaml --seed 3 --out out/
-  allot sim scenarios/amazon-search.yaml --engine hyperpod`,
+  allot sim scenarios/amazon-search.yaml --engine hyperpod
+  allot sim docs/examples/replay-check.yaml --replay-check`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSim(cmd, args[0], &f)
@@ -54,6 +57,7 @@ quota) or a policy file; --out writes the run's files.`,
 	cmd.Flags().StringVar(&f.off, "off", "", "turn off the core's shortcuts named (comma-separated; docs/performance.md lists them): the same decisions")
 	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulation to this file (for go tool pprof)")
 	addEngineFlag(cmd, &f.engine)
+	cmd.Flags().BoolVar(&f.check, "replay-check", false, "compare the replay with the trace's recorded starts and ends: utilisation, waits per team and class, admission order")
 	cmd.Flags().StringVar(&f.memProf, "memprofile", "", "write a Go allocation profile of the simulation to this file (go tool pprof -sample_index=alloc_space)")
 	return cmd
 }
@@ -82,7 +86,7 @@ func runSim(cmd *cobra.Command, path string, f *simFlags) error {
 		return badInput(fmt.Errorf("--off: %w", err))
 	}
 	bar := show.NewProgress(cmd.ErrOrStderr(), f.asJSON, "simulating")
-	r, err := simrun.Simulate(s, in, simrun.Options{Reference: f.reference, Off: off, OutDir: f.outDir, CPUProfile: f.cpuProf, MemProfile: f.memProf,
+	r, err := simrun.Simulate(s, in, simrun.Options{Reference: f.reference, Off: off, OutDir: f.outDir, CPUProfile: f.cpuProf, MemProfile: f.memProf, ReplayCheck: f.check,
 		Progress: func(now float64) { bar.Update(now/s.Horizon, show.Days(now)+" of "+show.Days(s.Horizon)) }})
 	bar.Done()
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 // Summary prints a run's summary as allot sim does: the headline figures,
 // then a table per team and per priority class, the objectives, the
-// replay's fidelity and a warning of unstarted work.
+// replay's fidelity and check, and a warning of unstarted work.
 func Summary(w io.Writer, s *reports.Summary) {
 	n := func(x int) string { return reports.Thousands(float64(x), 0) }
 	d := reports.HumanDuration
@@ -75,6 +75,9 @@ func Summary(w io.Writer, s *reports.Summary) {
 		for _, l := range reports.FidelityText(f) {
 			fmt.Fprintln(w, "  "+l)
 		}
+	}
+	if s.ReplayCheck != nil {
+		ReplayCheck(w, s.ReplayCheck)
 	}
 	if warn := reports.UnstartedWarning(s); warn != "" {
 		fmt.Fprintf(w, "\nwarning: %s\n", warn)

@@ -24,6 +24,10 @@ type Options struct {
 	CPUProfile, MemProfile string
 	// Progress, when set, is told the simulated time as the run goes.
 	Progress func(now float64)
+	// ReplayCheck adds the summary's replay_check: the replay against the
+	// trace's recorded starts and ends; a workload without a recorded
+	// start is an InputError (CheckRecord), before the run.
+	ReplayCheck bool
 }
 
 // Result is a run's outcome.
@@ -48,6 +52,11 @@ func (e *InputError) Unwrap() error { return e.Err }
 // objectives, and writes the run's files.
 func Simulate(s *scenarios.Scenario, in *sim.Input, o Options) (*Result, error) {
 	res := &Result{Off: o.Off}
+	if o.ReplayCheck {
+		if err := CheckRecord(s); err != nil {
+			return nil, &InputError{err}
+		}
+	}
 	in.Off = o.Off
 	if o.Reference {
 		in.Off, res.Off = policies.AllShortcuts, policies.AllShortcuts
@@ -56,6 +65,11 @@ func Simulate(s *scenarios.Scenario, in *sim.Input, o Options) (*Result, error) 
 	in.Progress = o.Progress
 	col := reports.NewCollector()
 	var sink workload.Sink = col
+	var check *reports.ReplayChecker
+	if o.ReplayCheck {
+		check = reports.NewReplayChecker()
+		sink = workload.Tee(col, check)
+	}
 	if o.OutDir != "" {
 		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 			return nil, err
@@ -64,7 +78,7 @@ func Simulate(s *scenarios.Scenario, in *sim.Input, o Options) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
-		sink = workload.Tee(col, jw)
+		sink = workload.Tee(sink, jw)
 	}
 	stopProf, err := startCPUProfile(o.CPUProfile)
 	if err != nil {
@@ -86,6 +100,11 @@ func Simulate(s *scenarios.Scenario, in *sim.Input, o Options) (*Result, error) 
 		return nil, err
 	}
 	res.Summary = col.Summary()
+	if check != nil {
+		if res.Summary.ReplayCheck = check.Result(); res.Summary.ReplayCheck == nil {
+			return nil, &InputError{noRecord(s)}
+		}
+	}
 	res.AllMet = CheckObjectives(res.Summary, s.Objectives)
 	if o.OutDir != "" {
 		if err := reports.WriteRun(o.OutDir, col.Data()); err != nil {

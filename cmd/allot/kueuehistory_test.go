@@ -41,12 +41,10 @@ func runKueueHistory(t *testing.T) *kueuehistory.History {
 // records the whole of it: QuotaReserved, Admitted and Finished, in that
 // order, after it was created; and queues formed (the history is not
 // one of jobs admitted at once).
-func TestKueueRecordsAHistoryOfTwoHundredJobs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane and Kueue, and runs 217 Jobs: minutes")
-	}
-	t.Parallel() // waits on a control plane: beside the other tests that do
-	h := runKueueHistory(t)
+// (TestAnImportedKueueHistoryReplaysKueuesOrderAndWaits checks it on the
+// history it records: one history, minutes of Kueue, serves both.)
+func checkKueueRecordedTheHistory(t *testing.T, h *kueuehistory.History) {
+	t.Helper()
 	dyn, err := dynamic.NewForConfig(h.Cluster.AdminConfig())
 	if err != nil {
 		t.Fatal(err)

@@ -83,15 +83,28 @@ func (im *kueueImport) history(imp *Imported, opt KueueImportOptions) error {
 		im.skipWarnings(&skip)
 		return nil
 	}
+	lag := handoff(recs)
+	if lag > 0 {
+		im.w.add("Workloads", "", "Kueue reserved freed quota for a waiting Workload %s after the Finished that freed it (the mean): each finished job's duration includes it, as the replay hands capacity over at once",
+			lag)
+	}
 	origin := slices.MinFunc(recs, func(a, b jobRecord) int { return a.created.Compare(b.created) }).created
 	secs := func(t time.Time) float64 { return t.Sub(origin).Seconds() }
 	jobs := make([]workload.Job, len(recs))
 	for i, r := range recs {
 		j := r.job
 		j.Submit, j.OrigStart, j.OrigEnd = secs(r.created), secs(r.start), secs(r.end)
+		if j.OrigStatus != "running" {
+			j.Duration += lag.Seconds()
+		}
 		jobs[i] = j
 	}
-	slices.SortStableFunc(jobs, func(a, b workload.Job) int { return cmp.Compare(a.Submit, b.Submit) })
+	// Kubernetes keeps creation to the second, and Kueue's queue keeps
+	// Workloads of one second in the order it saw them: that order is
+	// lost, so ties go in the order Kueue admitted them.
+	slices.SortStableFunc(jobs, func(a, b workload.Job) int {
+		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.OrigStart, b.OrigStart))
+	})
 	if running > 0 {
 		im.w.add("Workloads", "", "%d still running at the newest time read (%s): each one's duration is censored there (orig_status running); the replay treats it as running at least that long",
 			running, now.UTC().Format(time.RFC3339))
@@ -136,9 +149,11 @@ func (im *kueueImport) job(wl *kueue.Workload, lqs map[string]string, now time.T
 		return r, false, nil
 	}
 	j.Team = cq
-	admitted := condTime(wl, kueue.WorkloadAdmitted)
+	// A Workload holds its quota from the reservation (Admitted follows
+	// it, after any admission checks).
+	admitted := condTime(wl, kueue.WorkloadQuotaReserved)
 	if admitted == nil {
-		admitted = condTime(wl, kueue.WorkloadQuotaReserved)
+		admitted = condTime(wl, kueue.WorkloadAdmitted)
 	}
 	finished := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished)
 	if finished != nil && finished.Status != metav1.ConditionTrue {

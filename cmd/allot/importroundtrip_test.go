@@ -44,7 +44,7 @@ func roundTripScenarios(t *testing.T) []string {
 			}
 		}
 	}
-	require.Len(t, out, 14)
+	require.Len(t, out, 15)
 	return out
 }
 

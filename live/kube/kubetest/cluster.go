@@ -555,8 +555,17 @@ func (c *Cluster) ApplyCRDs(module, dir string, names ...string) {
 		}
 	}
 	args := append([]string{"--kubeconfig", c.Kubeconfig, "wait", "--for=condition=Established", "--timeout=60s"}, crds...)
-	if out, err := exec.Command(filepath.Join(c.bin, "kubectl"), args...).CombinedOutput(); err != nil {
-		c.t.Fatalf("kubectl wait for %v: %v\n%s", crds, err, out)
+	for try := 0; ; try++ {
+		out, err := exec.Command(filepath.Join(c.bin, "kubectl"), args...).CombinedOutput()
+		if err == nil {
+			return
+		}
+		// A CRD read before the API server has given it any condition
+		// makes kubectl wait fail at once rather than wait.
+		if !strings.Contains(string(out), ".status.conditions accessor error") || try == 20 {
+			c.t.Fatalf("kubectl wait for %v: %v\n%s", crds, err, out)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 

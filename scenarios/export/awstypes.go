@@ -1,7 +1,9 @@
 package export
 
 import (
+	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/allot-sim/allot/hardware"
@@ -108,4 +110,31 @@ func (f *awsFleet) fleet() *scenfile.Fleet {
 		return nil
 	}
 	return out
+}
+
+// fromQuotas adds as many nodes of each type as teams' quotas hold, the
+// types in the order met (sorted: by name), and says what it added
+// ("2 p5.48xlarge, ...") for the warning.
+func (f *awsFleet) fromQuotas(teams []scenfile.Team, sorted bool) string {
+	acc := map[string]float64{}
+	var order []string
+	for _, t := range teams {
+		for _, typ := range sortedQuotaTypes(t.Quota) {
+			if _, ok := acc[typ]; !ok {
+				order = append(order, typ)
+			}
+			acc[typ] += t.Quota[typ].Accelerators
+		}
+	}
+	if sorted {
+		sort.Strings(order)
+	}
+	var groups []string
+	for _, typ := range order {
+		it, _ := f.cat.Lookup(typ)
+		n := nodesFor(acc[typ], it.Accelerators)
+		f.add(typ, n)
+		groups = append(groups, fmt.Sprintf("%d %s", n, typ))
+	}
+	return strings.Join(groups, ", ")
 }

@@ -53,24 +53,8 @@ func (b *batchImport) sizeFleet(in BatchFiles, jobs []workload.Job) error {
 
 // fleetFromQuotas is as many nodes of each type as the quotas hold.
 func (b *batchImport) fleetFromQuotas() {
-	acc := map[string]float64{}
-	var order []string
-	for _, t := range b.file.Teams {
-		for _, typ := range sortedQuotaTypes(t.Quota) {
-			if _, ok := acc[typ]; !ok {
-				order = append(order, typ)
-			}
-			acc[typ] += t.Quota[typ].Accelerators
-		}
-	}
-	var groups []string
-	for _, typ := range order {
-		it, _ := b.fleet.cat.Lookup(typ)
-		n := nodesFor(acc[typ], it.Accelerators)
-		b.fleet.add(typ, n)
-		groups = append(groups, fmt.Sprintf("%d %s", n, typ))
-	}
-	b.w.add("fleet", "nodes", "sized from the quota shares' capacity limits (%s): the service environment's capacity is not read; edit fleet.nodes", strings.Join(groups, ", "))
+	groups := b.fleet.fromQuotas(b.file.Teams, false)
+	b.w.add("fleet", "nodes", "sized from the quota shares' capacity limits (%s): the service environment's capacity is not read; edit fleet.nodes", groups)
 }
 
 // computeEnvironments are the queue's compute environments as node

@@ -3,7 +3,6 @@ package export
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/allot-sim/allot/scenarios/scenfile"
@@ -156,24 +155,7 @@ func (h *hpImport) readQuotas(paths []string, cluster string) ([]hpQuota, error)
 
 // sizeFleet is as many nodes of each type as the quotas allocate.
 func (h *hpImport) sizeFleet() {
-	acc := map[string]float64{}
-	var order []string
-	for _, t := range h.file.Teams {
-		for _, typ := range sortedQuotaTypes(t.Quota) {
-			if _, ok := acc[typ]; !ok {
-				order = append(order, typ)
-			}
-			acc[typ] += t.Quota[typ].Accelerators
-		}
-	}
-	sort.Strings(order)
-	var groups []string
-	for _, typ := range order {
-		it, _ := h.fleet.cat.Lookup(typ)
-		n := nodesFor(acc[typ], it.Accelerators)
-		h.fleet.add(typ, n)
-		groups = append(groups, fmt.Sprintf("%d %s", n, typ))
-	}
+	groups := h.fleet.fromQuotas(h.file.Teams, true)
 	h.file.Fleet = h.fleet.fleet()
-	h.w.add("fleet", "nodes", "HyperPod's task governance does not say the cluster's instances: sized to the quotas' sum (%s); edit fleet.nodes to the cluster's instance groups", strings.Join(groups, ", "))
+	h.w.add("fleet", "nodes", "HyperPod's task governance does not say the cluster's instances: sized to the quotas' sum (%s); edit fleet.nodes to the cluster's instance groups", groups)
 }

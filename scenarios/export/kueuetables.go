@@ -16,13 +16,41 @@ import (
 // spelling correspond: allot export kueue reads them left to right, allot
 // import kueue right to left.
 
+// table is one mapping: a scenario name, the core's value and Kueue's.
+type table[M, K comparable] []struct {
+	name  string
+	model M
+	kueue K
+}
+
+// kueueOf is Kueue's spelling of a core value; def where none is listed.
+func (t table[M, K]) kueueOf(m M, def K) K {
+	for _, row := range t {
+		if row.model == m {
+			return row.kueue
+		}
+	}
+	return def
+}
+
+// nameOf is the scenario's name of Kueue's value, empty standing for
+// Kueue's default def; false for a value the table lacks.
+func (t table[M, K]) nameOf(k, def K) (string, bool) {
+	var empty K
+	if k == empty {
+		k = def
+	}
+	for _, row := range t {
+		if row.kueue == k {
+			return row.name, true
+		}
+	}
+	return "", false
+}
+
 // kueuePreemptions maps preempt_within_team, policy.reclaim and
 // preempt_while_borrowing onto Kueue's preemption policies.
-var kueuePreemptions = []struct {
-	name  string
-	model policies.PreemptPolicy
-	kueue kueue.PreemptionPolicy
-}{
+var kueuePreemptions = table[policies.PreemptPolicy, kueue.PreemptionPolicy]{
 	{"never", policies.Never, kueue.PreemptionPolicyNever},
 	{"lower-priority", policies.LowerPriority, kueue.PreemptionPolicyLowerPriority},
 	{"lower-or-newer-equal", policies.LowerOrNewerEqualPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority},
@@ -31,33 +59,21 @@ var kueuePreemptions = []struct {
 
 // kueueQueueings maps policy.queueing onto a ClusterQueue's
 // queueingStrategy.
-var kueueQueueings = []struct {
-	name  string
-	model policies.QueueingStrategy
-	kueue kueue.QueueingStrategy
-}{
+var kueueQueueings = table[policies.QueueingStrategy, kueue.QueueingStrategy]{
 	{"best-effort-fifo", policies.BestEffortFIFO, kueue.BestEffortFIFO},
 	{"strict-fifo", policies.StrictFIFO, kueue.StrictFIFO},
 }
 
 // kueueBorrowWithin maps policy.preempt_while_borrowing onto a
 // ClusterQueue's preemption.borrowWithinCohort.policy.
-var kueueBorrowWithin = []struct {
-	name  string
-	model policies.PreemptPolicy
-	kueue kueue.BorrowWithinCohortPolicy
-}{
+var kueueBorrowWithin = table[policies.PreemptPolicy, kueue.BorrowWithinCohortPolicy]{
 	{"never", policies.Never, kueue.BorrowWithinCohortPolicyNever},
 	{"lower-priority", policies.LowerPriority, kueue.BorrowWithinCohortPolicyLowerPriority},
 }
 
 // kueueFairStrategies maps policy.fair_sharing_strategies onto the
 // Configuration's fairSharing.preemptionStrategies.
-var kueueFairStrategies = []struct {
-	name  string
-	model policies.FairStrategy
-	kueue config.PreemptionStrategy
-}{
+var kueueFairStrategies = table[policies.FairStrategy, config.PreemptionStrategy]{
 	{"LessThanOrEqualToFinalShare", policies.LessThanOrEqualToFinalShare, config.LessThanOrEqualToFinalShare},
 	{"LessThanInitialShare", policies.LessThanInitialShare, config.LessThanInitialShare},
 }
@@ -71,92 +87,43 @@ var kueueDefaultFairStrategies = []config.PreemptionStrategy{config.LessThanOrEq
 var fallbackNames = []string{"try-next-type", "borrow-first", "preempt-first"}
 
 func preemptPolicy(p policies.PreemptPolicy) kueue.PreemptionPolicy {
-	for _, row := range kueuePreemptions {
-		if row.model == p {
-			return row.kueue
-		}
-	}
-	return kueue.PreemptionPolicyNever
+	return kueuePreemptions.kueueOf(p, kueue.PreemptionPolicyNever)
 }
 
 // preemptName is the scenario's name of a Kueue preemption policy; an
 // empty one is Kueue's default, Never.
 func preemptName(p kueue.PreemptionPolicy) (string, bool) {
-	if p == "" {
-		p = kueue.PreemptionPolicyNever
-	}
-	for _, row := range kueuePreemptions {
-		if row.kueue == p {
-			return row.name, true
-		}
-	}
-	return "", false
+	return kueuePreemptions.nameOf(p, kueue.PreemptionPolicyNever)
 }
 
 // borrowWithinPolicy is Kueue's borrowWithinCohort policy: any model
 // policy but Never preempts lower priorities only, as the scenario says.
 func borrowWithinPolicy(p policies.PreemptPolicy) kueue.BorrowWithinCohortPolicy {
-	for _, row := range kueueBorrowWithin {
-		if row.model == p {
-			return row.kueue
-		}
-	}
-	return kueue.BorrowWithinCohortPolicyLowerPriority
+	return kueueBorrowWithin.kueueOf(p, kueue.BorrowWithinCohortPolicyLowerPriority)
 }
 
 // borrowWithinName is policy.preempt_while_borrowing of a
 // borrowWithinCohort policy; empty is Kueue's default, Never.
 func borrowWithinName(p kueue.BorrowWithinCohortPolicy) (string, bool) {
-	if p == "" {
-		p = kueue.BorrowWithinCohortPolicyNever
-	}
-	for _, row := range kueueBorrowWithin {
-		if row.kueue == p {
-			return row.name, true
-		}
-	}
-	return "", false
+	return kueueBorrowWithin.nameOf(p, kueue.BorrowWithinCohortPolicyNever)
 }
 
 func queueingStrategy(s policies.QueueingStrategy) kueue.QueueingStrategy {
-	for _, row := range kueueQueueings {
-		if row.model == s {
-			return row.kueue
-		}
-	}
-	return kueue.BestEffortFIFO
+	return kueueQueueings.kueueOf(s, kueue.BestEffortFIFO)
 }
 
 // queueingName is policy.queueing of a queueingStrategy; empty is Kueue's
 // default, BestEffortFIFO.
 func queueingName(s kueue.QueueingStrategy) (string, bool) {
-	if s == "" {
-		s = kueue.BestEffortFIFO
-	}
-	for _, row := range kueueQueueings {
-		if row.kueue == s {
-			return row.name, true
-		}
-	}
-	return "", false
+	return kueueQueueings.nameOf(s, kueue.BestEffortFIFO)
 }
 
 func fairStrategy(s policies.FairStrategy) config.PreemptionStrategy {
-	for _, row := range kueueFairStrategies {
-		if row.model == s {
-			return row.kueue
-		}
-	}
-	return config.LessThanOrEqualToFinalShare
+	return kueueFairStrategies.kueueOf(s, config.LessThanOrEqualToFinalShare)
 }
 
 func fairStrategyName(s config.PreemptionStrategy) (string, bool) {
-	for _, row := range kueueFairStrategies {
-		if row.kueue == s {
-			return row.name, true
-		}
-	}
-	return "", false
+	return kueueFairStrategies.nameOf(s, "")
 }
 
 // fallbackName is policy.fallback of a flavorFungibility (nil fields as

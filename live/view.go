@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-sim/allot/policies"
+	"github.com/allot-sim/allot/workload"
 )
 
 // View is a job as clients see it (spec/cli.md's fields and more).
@@ -33,6 +34,9 @@ type View struct {
 	Command []string `json:"command,omitempty"`
 	Dir     string   `json:"dir,omitempty"`
 	Env     []string `json:"env,omitempty"`
+	// Forecast is when a pending job is expected to start (nil: not
+	// pending, or not forecast yet).
+	Forecast *workload.Forecast `json:"forecast,omitempty"`
 }
 
 func (c *Controller) view(r *rt) View {

@@ -77,6 +77,7 @@ type Sim struct {
 
 	wakeAt      float64 // the wake-up the core asked for, while wakePending
 	wakePending bool
+	captured    int // moments of in.Capture handed over
 }
 
 // Run simulates the input and writes its records to the sink.
@@ -121,6 +122,11 @@ func (s *Sim) run() error {
 	if err := s.sink.Begin(s.info()); err != nil {
 		return err
 	}
+	if s.in.Start != nil {
+		if err := s.startFrom(s.in.Start); err != nil {
+			return err
+		}
+	}
 	if err := s.readNext(); err != nil {
 		return err
 	}
@@ -134,12 +140,13 @@ func (s *Sim) run() error {
 	for i, ch := range s.in.Timeline {
 		s.q.push(event{t: ch.At, kind: evTimeline, a: int32(i)})
 	}
-	lastProgress := 0.0
+	lastProgress, end := 0.0, s.in.Horizon
 	for s.q.len() > 0 {
 		t := s.q.peek().t
 		if t >= s.in.Horizon {
 			break
 		}
+		s.captureBefore(t)
 		s.now = t
 		for s.q.len() > 0 && s.q.peek().t == t {
 			e := s.q.pop()
@@ -155,8 +162,13 @@ func (s *Sim) run() error {
 			s.in.Progress(t)
 			lastProgress = t
 		}
+		if s.in.Until != nil && s.in.Until(t) {
+			end = t
+			break
+		}
 	}
-	s.now = s.in.Horizon
+	s.captureBefore(end)
+	s.now = end
 	s.finishRun()
 	if s.in.ShortcutCounts != nil {
 		*s.in.ShortcutCounts = s.core.ShortcutCounts()
@@ -165,7 +177,7 @@ func (s *Sim) run() error {
 	if s.in.Skipped != nil {
 		skipped += s.in.Skipped()
 	}
-	return s.sink.End(&workload.RunEnd{EndTime: s.in.Horizon, Events: s.events, Cycles: s.core.Cycles(),
+	return s.sink.End(&workload.RunEnd{EndTime: end, Events: s.events, Cycles: s.core.Cycles(),
 		WallSeconds: time.Since(start).Seconds(), SkippedInvalid: skipped})
 }
 

@@ -49,6 +49,14 @@ type Input struct {
 	PoolCohort int
 	// Progress, if set, is called now and then with the simulated time.
 	Progress func(now float64)
+	// Start, when set, is the state the run begins in (a forecast's
+	// present, each job's Duration what it has left) instead of an empty
+	// fleet; Source then serves only later arrivals.
+	Start *workload.Present
+	// Until, when set, ends the run after a cycle for which it says so.
+	Until func(now float64) bool
+	// Capture, when set, receives the run's present at its moments.
+	Capture *Capture
 	// ShortcutCounts, if set, receives the core's shortcut hits and
 	// misses at the end of the run.
 	ShortcutCounts *policies.ShortcutCounts

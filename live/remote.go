@@ -3,6 +3,8 @@ package live
 import (
 	"io"
 	"time"
+
+	"github.com/allot-sim/allot/workload"
 )
 
 // Remote is live mode as the command line uses it, wherever it runs: the
@@ -29,6 +31,10 @@ type Remote interface {
 	Top() (Overview, []View, error)
 	// Snapshot is the state as a snapshot file that allot cycle reads.
 	Snapshot() ([]byte, error)
+	// DryRun checks a job as Submit would and forecasts it against the
+	// present, submitting nothing: it starts now (StartsNow, on Type) or
+	// waits, with its forecast and the reason.
+	DryRun(req *Request) (*workload.Forecast, error)
 }
 
 // Detail is a job as allot describe shows it.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/allot-sim/allot/workload"
 )
 
 // SocketRemote is the Remote of the daemon on this machine, reached over
@@ -191,4 +193,9 @@ func (r *SocketRemote) Promote(req PolicyRequest) (*PolicyResponse, error) {
 		return nil, shown(err)
 	}
 	return &resp, nil
+}
+
+// DryRun asks the daemon to forecast a job it does not submit.
+func (r *SocketRemote) DryRun(req *Request) (*workload.Forecast, error) {
+	return nil, errors.New("submit --dry-run: not yet")
 }

@@ -2,10 +2,12 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
 	"github.com/allot-sim/allot/live"
+	"github.com/allot-sim/allot/workload"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -101,4 +103,9 @@ func (r *Remote) SnapshotUnder(where string, policy []byte) ([]byte, error) {
 		return nil, err
 	}
 	return r.WriteSnapshot(cfg, Snapshot(cfg, jobs.Items, pods.Items, ranges.Items), time.Now(), where)
+}
+
+// DryRun forecasts a job on the cluster without creating it.
+func (r *Remote) DryRun(req *live.Request) (*workload.Forecast, error) {
+	return nil, errors.New("submit --dry-run: not yet")
 }
